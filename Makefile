@@ -1,0 +1,37 @@
+# cardroom — every target builds what it needs from nothing (a Python 3.11 on PATH is enough).
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: install run test lint types pytest bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/python -m services.demo
+
+lint: $(STAMP)
+	$(BIN)/ruff check services tests bench
+	$(BIN)/ruff format --check services tests bench
+
+types: $(STAMP)
+	$(BIN)/mypy services
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+test: lint types pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-deps 'douzero==1.1.0'
+	$(BIN)/python -m bench
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

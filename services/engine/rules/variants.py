@@ -1,0 +1,367 @@
+"""The four games as data (RULES.md §2–6).
+
+A :class:`Variant` is a frozen value listing every parameter of a game.  The classifier, the
+move generator, the game state machine and the scorer read it; nothing in the rules branches
+on a variant's name.  Every "choice" of RULES.md is a field marked ``choice``: a room may
+override it with :meth:`Variant.override`, which validates the mapping and names the first
+bad field.
+
+>>> variant("ddz3").players
+3
+>>> variant("zhengshangyou1").override({"aaa_bomb_highest": True}).aaa_bomb_highest
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from functools import cached_property
+from typing import Any, Final, NamedTuple
+
+from .cards import ACE, BLACK_JOKER, NUM_RANKS, RED_JOKER, THREE, TWO
+from .kinds import SHAPED_KINDS, SHAPES, Kind, Wings
+
+#: The rules version stored with every game; bumped whenever any rule, the shuffle or the
+#: auto-play policy changes, so an old game is always replayed by the rules it was played by.
+RULES_VERSION: Final = 1
+
+
+class VariantError(ValueError):
+    """An unknown variant name, or a bad room override; ``field`` names the culprit."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        self.field = field
+        super().__init__(message)
+
+
+class Run(NamedTuple):
+    """A run of consecutive ranks a chain may use, with its comparison order."""
+
+    ranks: tuple[int, ...]  # rank indices, in the order read (low to high)
+    top: int  # the key rank: the top of the run in the order it is read in
+    low: bool  # read in the low order A 2 3 … K (zhengshangyou2 only)
+    order: int  # comparison value: low-order runs rank below every high-order run
+
+
+def _choice(default: Any) -> Any:
+    return dataclasses.field(default=default, metadata={"choice": True})
+
+
+@dataclasses.dataclass(frozen=True)
+class Variant:
+    # --- what the game is (fixed) ---
+    name: str
+    family: str  # "doudizhu" or "zhengshangyou": which scoring and which running total
+    players: int
+    decks: int
+    jokers: bool  # two jokers per deck, or none
+    hand_size: int
+    bottom_size: int
+    bottom_public: bool  # bottom cards shown to every seat, or to the landlord only
+    bidding: bool
+    opener: str  # "landlord", or "spade_three" (the first ♠3 dealt opens)
+    landlord_share: int  # the landlord wins or loses this many times each farmer's score
+    min_pair_chain: int
+    chain_wraps_ace_two: bool  # RULES.md §3.2: A and 2 at either end of a chain
+    bomb_min: int
+    bomb_max: int
+    # --- choices a room may switch (RULES.md "choice") ---
+    patterns: frozenset[Kind] = _choice(frozenset())
+    min_straight: int = _choice(5)
+    min_triple_chain: int = _choice(2)
+    max_plane: int = _choice(0)  # longest plane with wings; 0 = no limit but the hand
+    aaa_bomb: bool = _choice(False)  # zsy1: three aces alone are a bomb
+    aaa_bomb_highest: bool = _choice(False)  # …ranked above every other bomb, not below
+    first_lead_holds_spade_three: bool = _choice(False)
+    bid_three_ends_bidding: bool = _choice(True)
+    forced_bid: bool = _choice(False)  # ddz4: 4 jokers or 3 bombs must bid when nobody has
+    forced_bid_bombs: int = _choice(3)
+    max_deals: int = _choice(3)  # deals in a row with no bid before the game is disbanded
+    rotate_first_bidder: bool = _choice(False)
+    show_hand_factor: int = _choice(0)  # 0: the landlord may not show his hand
+    bomb_factors: tuple[tuple[int, int], ...] = _choice(((4, 2),))  # (bomb size, factor)
+    rocket_factor: int = _choice(2)
+    led_bombs_count: bool = _choice(True)  # ddz4: a bomb that was led counts ×1
+    spring_factor: int = _choice(2)
+    anti_spring_factor: int = _choice(2)
+    escape_base: int = _choice(3)  # Dou Dizhu: penalty = stake × bid × base × m
+    escape_card_factor: int = _choice(4)  # Zheng Shangyou: penalty = cards left × factor
+    start_timeout_s: int = _choice(30)
+    bid_timeout_s: int = _choice(30)
+    turn_timeout_s: int = _choice(30)
+    disconnect_grace_s: int = _choice(60)
+
+    # ---------------------------------------------------------------- derived tables
+    @cached_property
+    def copies(self) -> tuple[int, ...]:
+        """How many cards of each rank index the whole deck holds."""
+        jokers = self.decks if self.jokers else 0
+        return (*(4 * self.decks for _ in range(13)), jokers, jokers)
+
+    @cached_property
+    def deck(self) -> tuple[int, ...]:
+        """Every card id in the game, sorted (two copies of each in a two-deck game)."""
+        ids = [i for i in range(52) for _ in range(self.decks)]
+        if self.jokers:
+            ids += [52] * self.decks + [53] * self.decks
+        return tuple(sorted(ids))
+
+    @cached_property
+    def rocket_counts(self) -> tuple[int, ...] | None:
+        """The rank counts of a rocket (every joker of the game), or None without jokers."""
+        if not self.jokers:
+            return None
+        return tuple([0] * 13 + [self.decks, self.decks])
+
+    @cached_property
+    def runs(self) -> tuple[tuple[Run, ...], ...]:
+        """``runs[n]``: every run of n ranks a chain may use, lowest first."""
+        high = list(range(THREE, (TWO if self.chain_wraps_ace_two else ACE) + 1))
+        by_len: list[list[Run]] = [[] for _ in range(len(high) + 1)]
+        for length in range(2, len(high) + 1):
+            if self.chain_wraps_ace_two:
+                # Low order A 2 3 … K: a run holding 2 and 3 that is not all 13 ranks.
+                low_seq = [ACE, TWO, *range(THREE, ACE)]
+                for start in (0, 1):
+                    seq = low_seq[start : start + length]
+                    if len(seq) == length and THREE in seq and length < 13:
+                        top_pos = start + length - 1
+                        by_len[length].append(Run(tuple(seq), seq[-1], True, top_pos - 13))
+            for start in range(len(high) - length + 1):
+                seq = high[start : start + length]
+                by_len[length].append(Run(tuple(seq), seq[-1], False, seq[-1]))
+        return tuple(tuple(r) for r in by_len)
+
+    @cached_property
+    def run_of(self) -> dict[tuple[int, ...], Run]:
+        """The run of a sorted tuple of distinct rank indices, for the chains this game allows."""
+        return {tuple(sorted(run.ranks)): run for runs in self.runs for run in runs}
+
+    @cached_property
+    def shapes_by_size(self) -> tuple[tuple[tuple[Kind, int], ...], ...]:
+        """``shapes_by_size[n]``: the (kind, body length) pairs a play of n cards may be,
+        among the shaped kinds this game allows (bombs and rockets are read apart)."""
+        longest = len(self.deck)  # seed examples may be longer than any hand
+        table: list[list[tuple[Kind, int]]] = [[] for _ in range(longest + 1)]
+        for kind in SHAPED_KINDS:
+            if kind not in self.patterns:
+                continue
+            unit, chain, wings, wing_count = SHAPES[kind]
+            per_rank = unit + wing_count * (2 if wings is Wings.PAIRS else 1)
+            if not chain:
+                lengths = [1]
+            else:
+                minimum = self.min_chain(kind)
+                maximum = len(self.runs) - 1
+                if wings is not Wings.NONE and self.max_plane:
+                    maximum = min(maximum, self.max_plane)
+                lengths = list(range(minimum, maximum + 1))
+            for k in lengths:
+                if per_rank * k <= longest:
+                    table[per_rank * k].append((kind, k))
+        return tuple(tuple(t) for t in table)
+
+    def min_chain(self, kind: Kind) -> int:
+        """The fewest ranks a chain of this kind may have."""
+        unit = SHAPES[kind].unit
+        if unit == 1:
+            return self.min_straight
+        if unit == 2:
+            return self.min_pair_chain
+        return self.min_triple_chain
+
+    @cached_property
+    def bomb_factor_of(self) -> dict[int, int]:
+        return dict(self.bomb_factors)
+
+    # ---------------------------------------------------------------- overrides
+    def override(self, changes: Mapping[str, Any]) -> Variant:
+        """A copy with a room's overrides applied; raises :class:`VariantError` naming the
+        first unknown, fixed or badly typed field."""
+        if not changes:
+            return self
+        fields = {f.name: f for f in dataclasses.fields(self)}
+        clean: dict[str, Any] = {}
+        for key, value in changes.items():
+            f = fields.get(key)
+            if f is None:
+                raise VariantError(f"unknown variant field {key!r}", key)
+            if not f.metadata.get("choice"):
+                raise VariantError(f"variant field {key!r} is fixed by the game", key)
+            clean[key] = _validate(key, getattr(self, key), value)
+        return dataclasses.replace(self, **clean)
+
+    def choices(self) -> dict[str, Any]:
+        """Every field a room may override, with this variant's value (JSON-friendly)."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            if f.metadata.get("choice"):
+                out[f.name] = _jsonable(getattr(self, f.name))
+        return out
+
+    def describe(self) -> dict[str, Any]:
+        """Every field, JSON-friendly."""
+        return {f.name: _jsonable(getattr(self, f.name)) for f in dataclasses.fields(self)}
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, frozenset):
+        return sorted(str(v) for v in value)
+    if isinstance(value, tuple):
+        return [list(v) if isinstance(v, tuple) else v for v in value]
+    return value
+
+
+def _validate(key: str, current: Any, value: Any) -> Any:
+    if isinstance(current, bool):
+        if not isinstance(value, bool):
+            raise VariantError(f"variant field {key!r} must be true or false", key)
+        return value
+    if isinstance(current, int):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise VariantError(f"variant field {key!r} must be a whole number ≥ 0", key)
+        return value
+    if key == "patterns":
+        if isinstance(value, str) or not isinstance(value, list | tuple | set | frozenset):
+            raise VariantError("variant field 'patterns' must be a list of pattern kinds", key)
+        try:
+            return frozenset(Kind(v) for v in value)
+        except ValueError as exc:
+            raise VariantError(f"variant field 'patterns': {exc}", key) from None
+    if key == "bomb_factors":
+        items = value.items() if isinstance(value, Mapping) else value
+        try:
+            pairs = tuple(sorted((int(s), int(f)) for s, f in items))
+        except (TypeError, ValueError):
+            raise VariantError(
+                "variant field 'bomb_factors' must map bomb sizes to factors", key
+            ) from None
+        if any(s < 3 or f < 1 for s, f in pairs):
+            raise VariantError("variant field 'bomb_factors' needs sizes ≥ 3, factors ≥ 1", key)
+        return pairs
+    raise VariantError(f"variant field {key!r} cannot be overridden", key)  # pragma: no cover
+
+
+def _kinds(names: str) -> frozenset[Kind]:
+    return frozenset(Kind(name) for name in names.split())
+
+
+VARIANTS: Final[dict[str, Variant]] = {
+    "doudizhu3": Variant(
+        name="doudizhu3",
+        players=3,
+        decks=1,
+        jokers=True,
+        hand_size=17,
+        bottom_size=3,
+        bottom_public=True,
+        landlord_share=2,
+        min_pair_chain=3,
+        bomb_min=4,
+        bomb_max=4,
+        patterns=_kinds(
+            "single pair triple triple_single triple_pair straight pair_chain "
+            "triple_chain plane_single plane_pair four_two four_pairs bomb rocket"
+        ),
+        family="doudizhu",
+        bidding=True,
+        opener="landlord",
+        chain_wraps_ace_two=False,
+    ),
+    "doudizhu4": Variant(
+        name="doudizhu4",
+        players=4,
+        decks=2,
+        jokers=True,
+        hand_size=25,
+        bottom_size=8,
+        bottom_public=False,
+        landlord_share=3,
+        min_pair_chain=3,
+        bomb_min=4,
+        bomb_max=8,
+        patterns=_kinds(
+            "single pair triple triple_pair straight pair_chain triple_chain plane_pair bomb rocket"
+        ),
+        forced_bid=True,
+        rotate_first_bidder=True,
+        show_hand_factor=3,
+        bomb_factors=((4, 1), (5, 1), (6, 2), (7, 2), (8, 3)),
+        rocket_factor=3,
+        led_bombs_count=False,
+        family="doudizhu",
+        bidding=True,
+        opener="landlord",
+        chain_wraps_ace_two=False,
+    ),
+    "zhengshangyou1": Variant(
+        name="zhengshangyou1",
+        players=4,
+        decks=1,
+        jokers=False,
+        hand_size=13,
+        bomb_min=4,
+        bomb_max=4,
+        patterns=_kinds(
+            "single pair triple triple_single triple_two straight straight_flush "
+            "pair_chain triple_chain plane_two four_two bomb"
+        ),
+        max_plane=3,
+        aaa_bomb=True,
+        chain_wraps_ace_two=False,
+        family="zhengshangyou",
+        bidding=False,
+        opener="spade_three",
+        bottom_size=0,
+        bottom_public=False,
+        landlord_share=0,
+        min_pair_chain=2,
+        max_deals=1,
+    ),
+    "zhengshangyou2": Variant(
+        name="zhengshangyou2",
+        players=4,
+        decks=2,
+        jokers=True,
+        hand_size=27,
+        bomb_min=4,
+        bomb_max=8,
+        patterns=_kinds(
+            "single pair triple triple_pair straight straight_flush pair_chain "
+            "triple_chain plane_pair bomb rocket"
+        ),
+        chain_wraps_ace_two=True,
+        family="zhengshangyou",
+        bidding=False,
+        opener="spade_three",
+        bottom_size=0,
+        bottom_public=False,
+        landlord_share=0,
+        min_pair_chain=2,
+        max_deals=1,
+    ),
+}
+
+ALIASES: Final = {
+    "ddz3": "doudizhu3",
+    "ddz4": "doudizhu4",
+    "zsy1": "zhengshangyou1",
+    "zsy2": "zhengshangyou2",
+    "doudizhu": "doudizhu3",
+    "zhengshangyou": "zhengshangyou1",
+}
+
+
+def variant(name: str) -> Variant:
+    """The variant of a name or alias (``doudizhu3``/``ddz3``, …); :class:`VariantError`
+    lists the known names otherwise."""
+    key = name.strip().lower()
+    found = VARIANTS.get(ALIASES.get(key, key))
+    if found is None:
+        known = ", ".join(VARIANTS)
+        raise VariantError(f"unknown variant {name!r} (known: {known})", "variant")
+    return found
+
+
+assert BLACK_JOKER + 1 == RED_JOKER and NUM_RANKS == 15

@@ -1,0 +1,75 @@
+"""``cardroom classify`` and ``cardroom moves``: the rules library from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .rules import (
+    CardParseError,
+    RulesError,
+    Variant,
+    VariantError,
+    classify,
+    format_cards,
+    legal_plays,
+    parse_cards,
+    variant,
+)
+
+_BAD_INPUT = (CardParseError, RulesError, VariantError)
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"cardroom {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def classify_main(args: argparse.Namespace) -> int:
+    try:
+        v = variant(args.variant)
+        cards = parse_cards(" ".join(args.cards))
+        pattern = classify(v, cards, reading=args.reading)
+    except _BAD_INPUT as exc:
+        return _fail("classify", str(exc))
+    out = {"cards": format_cards(cards), **pattern.to_dict()}
+    print(json.dumps(out, ensure_ascii=False))
+    return 0
+
+
+def moves_for(v: Variant, request: Any) -> list[str]:
+    """The answer to one ``moves`` request: distinct plays in card notation, ``""`` (pass)
+    first when there is a play to answer.  A lead's alternative readings of one set of cards
+    are listed once here (the Python API lists each reading)."""
+    if not isinstance(request, dict):
+        raise ValueError('each line must be a JSON object like {"hand": "3s4s", "last": ""}')
+    hand_text, last_text = request.get("hand"), request.get("last", "")
+    if not isinstance(hand_text, str) or not isinstance(last_text, str):
+        raise ValueError('"hand" (required) and "last" must be strings of cards')
+    hand, last = parse_cards(hand_text), parse_cards(last_text)
+    seen: dict[str, None] = {"": None} if last else {}
+    for play in legal_plays(v, hand, last):
+        seen.setdefault(format_cards(play.cards), None)
+    return list(seen)
+
+
+def moves_main(args: argparse.Namespace) -> int:
+    try:
+        v = variant(args.variant)
+    except VariantError as exc:
+        return _fail("moves", str(exc))
+    out = sys.stdout
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            answer: dict[str, Any] = {"moves": moves_for(v, json.loads(line))}
+        except json.JSONDecodeError as exc:
+            answer = {"error": f"not JSON: {exc.msg} at column {exc.colno}"}
+        except (*_BAD_INPUT, ValueError) as exc:
+            answer = {"error": str(exc)}
+        out.write(json.dumps(answer, ensure_ascii=False) + "\n")
+        out.flush()
+    return 0
