@@ -174,7 +174,10 @@ def _generate(v: Variant, h: _Hand, kind: Kind, last: Pattern | None) -> Iterato
             if wings is Wings.PAIRS:
                 options = [r for r in range(15) if counts[r] >= 2 and r not in body_ranks]
                 wing_sets: Iterator[tuple[tuple[int, int], ...]] = (
-                    tuple((r, 2) for r in combo) for combo in combinations(options, n_wings)
+                    tuple((r, 2) for r in combo)
+                    for combo in combinations(options, n_wings)
+                    # BJBJ + RJRJ as wings would split the heavenly bomb
+                    if not (13 in combo and 14 in combo)
                 )
             else:
                 wing_sets = _card_wings(v, counts, body_ranks, n_wings)

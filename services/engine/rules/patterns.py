@@ -173,6 +173,8 @@ def readings_of_counts(v: Variant, counts: list[int], cards: Sequence[int]) -> l
                 pairs = [r for r in range(15) if rest[r]]
                 if len(pairs) != k * wing_count or any(rest[r] != 2 for r in pairs):
                     continue
+                if rest[13] and rest[14]:
+                    continue  # BJBJ + RJRJ as wings would split the heavenly bomb
             elif not _cards_wings_ok(v, rest):
                 continue
             found.append(Pattern(kind, body.top, k, n, body.low, body.order))
