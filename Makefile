@@ -18,8 +18,8 @@ run: $(STAMP)
 	$(BIN)/python -m services.demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check services tests bench
-	$(BIN)/ruff format --check services tests bench
+	$(BIN)/ruff check services tests bench migrations
+	$(BIN)/ruff format --check services tests bench migrations
 
 types: $(STAMP)
 	$(BIN)/mypy services

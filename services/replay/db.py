@@ -1,0 +1,61 @@
+"""Database connections for the replay store: one URL setting, two engines.
+
+SQLite (a file under the data directory) is the zero-setup default; PostgreSQL is the store
+for many processes and machines.  ``CARDROOM_DATABASE_URL`` selects: ``sqlite:///path``, a
+plain ``postgresql://user@host:port/db`` (mapped to psycopg 3), or ``postgresql+psycopg://…``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+
+DEFAULT_DATA_DIR = "data"
+
+
+def default_url() -> str:
+    """``CARDROOM_DATABASE_URL``, else a SQLite file under ``CARDROOM_DATA_DIR`` (./data)."""
+    url = os.environ.get("CARDROOM_DATABASE_URL", "").strip()
+    if url:
+        return url
+    data_dir = Path(os.environ.get("CARDROOM_DATA_DIR", DEFAULT_DATA_DIR))
+    return f"sqlite:///{data_dir / 'cardroom.sqlite3'}"
+
+
+def normalize_url(url: str) -> str:
+    """Map the plain ``postgresql://`` and ``postgres://`` schemes to the psycopg 3 driver."""
+    for plain in ("postgresql://", "postgres://"):
+        if url.startswith(plain):
+            return "postgresql+psycopg://" + url[len(plain) :]
+    return url
+
+
+def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
+    """An engine for ``url`` (default: :func:`default_url`), with SQLite set up for
+    concurrent readers (WAL), a busy timeout and enforced foreign keys."""
+    url = normalize_url(url or default_url())
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[1] if "///" in url else ""
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, **kwargs)
+        event.listen(engine, "connect", _sqlite_on_connect)
+        # pysqlite's own transaction handling defers BEGIN; take the write lock up front
+        # instead, so two writers serialise rather than fail on upgrade from read to write.
+        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
+        return engine
+    kwargs.setdefault("pool_pre_ping", True)
+    return create_engine(url, **kwargs)
+
+
+def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
+    dbapi_conn.isolation_level = None  # let the "begin" listener issue BEGIN itself
+    cur = dbapi_conn.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.close()

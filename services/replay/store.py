@@ -1,0 +1,449 @@
+"""The replay store: each game's events, in order, idempotent and tamper-evident.
+
+Every event is stored as the exact bytes the writer sent, with
+``hash = SHA-256(previous hash ‖ the event's bytes)``; the chain of a game starts from
+``genesis_hash(game_id) = SHA-256(b"cardroom/v1 genesis\\0" ‖ UTF-8 game id)``, so events
+cannot be moved between games or reordered without breaking it.  The head hash of a game can
+be exported and compared anywhere.
+
+Appends are one transaction: the events, the game's head, the request id that makes a retry
+harmless, and — when the append ends the game — the game's result and every player's running
+total.  A wrong ``expected_seq`` raises :class:`SeqConflict`; the primary key (game_id, seq)
+guarantees that concurrent writers never both succeed at one sequence number.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, Engine, and_, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from .models import append_requests, events, game_players, games, player_stats
+
+GENESIS_PREFIX = b"cardroom/v1 genesis\x00"
+PUBLIC = -1
+
+
+def genesis_hash(game_id: str) -> bytes:
+    return hashlib.sha256(GENESIS_PREFIX + game_id.encode()).digest()
+
+
+def chain_hash(previous: bytes, payload: bytes) -> bytes:
+    return hashlib.sha256(previous + payload).digest()
+
+
+class StoreError(Exception):
+    reason = "STORE_ERROR"
+
+
+class SeqConflict(StoreError):
+    """The game's head is not where the writer expected it (gRPC ABORTED)."""
+
+    reason = "SEQ_CONFLICT"
+
+    def __init__(self, game_id: str, expected: int, actual: int) -> None:
+        self.expected, self.actual = expected, actual
+        super().__init__(f"game {game_id!r} is at seq {actual}, not {expected}")
+
+
+class GameNotFound(StoreError):
+    reason = "GAME_NOT_FOUND"
+
+
+class BadAppend(StoreError):
+    """An append that can never succeed as sent (gRPC INVALID_ARGUMENT/FAILED_PRECONDITION)."""
+
+    reason = "BAD_APPEND"
+
+    def __init__(self, message: str, reason: str = "BAD_APPEND") -> None:
+        self.reason = reason
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """One event to append; ``payload`` is stored and hashed exactly as given."""
+
+    type: str
+    payload: bytes
+    actor: str
+    cause: str = "player"
+    visibility: int = PUBLIC
+    server_time: datetime | None = None  # None: the store's clock
+
+
+@dataclass(frozen=True)
+class GameHeader:
+    """What the first append of a game declares about it."""
+
+    variant: str
+    rules_version: int
+    players: Sequence[str]
+
+
+@dataclass(frozen=True)
+class GameEnding:
+    """The outcome, when an append ends the game: status and one score per seat."""
+
+    status: str
+    scores: Sequence[int]
+    family: str
+    result: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    first_seq: int
+    last_seq: int
+    head_hash: bytes
+    replayed: bool = False  # true when a retried request id returned the first answer
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    game_id: str
+    seq: int
+    type: str
+    server_time: datetime
+    actor: str
+    cause: str
+    visibility: int
+    payload: bytes
+    hash: bytes
+
+
+@dataclass(frozen=True)
+class GameRow:
+    game_id: str
+    variant: str
+    rules_version: int
+    status: str
+    created_at: datetime
+    ended_at: datetime | None
+    head_seq: int
+    head_hash: bytes
+    result: dict[str, Any] | None
+    players: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    player_id: str
+    family: str
+    games: int
+    total: int
+    last_game_id: str
+    last_score: int
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class EventStore:
+    """The replay store over one SQLAlchemy engine (SQLite or PostgreSQL)."""
+
+    def __init__(self, engine: Engine, clock: Callable[[], datetime] = _utc_now) -> None:
+        self.engine = engine
+        self.clock = clock
+        self._pg = engine.dialect.name == "postgresql"
+
+    # ------------------------------------------------------------------ writing
+    def append(
+        self,
+        game_id: str,
+        expected_seq: int,
+        new_events: Sequence[NewEvent],
+        request_id: str,
+        header: GameHeader | None = None,
+        ending: GameEnding | None = None,
+    ) -> AppendResult:
+        """Append ``new_events`` after ``expected_seq`` (0 creates the game, with
+        ``header``).  Retrying the same ``request_id`` returns the first answer."""
+        if not game_id or len(game_id) > 64:
+            raise BadAppend("game_id must be 1–64 characters", "BAD_GAME_ID")
+        if not request_id or len(request_id) > 128:
+            raise BadAppend("request_id must be 1–128 characters", "BAD_REQUEST_ID")
+        if not new_events:
+            raise BadAppend("an append needs at least one event", "NO_EVENTS")
+        try:
+            with self.engine.begin() as conn:
+                done = self._replayed(conn, game_id, request_id)
+                if done is not None:
+                    return done
+                result = self._append(conn, game_id, expected_seq, new_events, header, ending)
+                conn.execute(
+                    insert(append_requests).values(
+                        request_id=request_id,
+                        game_id=game_id,
+                        first_seq=result.first_seq,
+                        last_seq=result.last_seq,
+                        head_hash=result.head_hash,
+                        created_at=self.clock(),
+                    )
+                )
+                return result
+        except IntegrityError:
+            # A concurrent writer got there first: either the same request (answer as it
+            # was answered) or another one at the same seq (a conflict).
+            with self.engine.connect() as conn:
+                done = self._replayed(conn, game_id, request_id)
+                if done is not None:
+                    return done
+                actual = self._head(conn, game_id)
+            raise SeqConflict(game_id, expected_seq, actual[0] if actual else 0) from None
+
+    def _replayed(self, conn: Connection, game_id: str, request_id: str) -> AppendResult | None:
+        row = conn.execute(
+            select(append_requests).where(append_requests.c.request_id == request_id)
+        ).first()
+        if row is None:
+            return None
+        if row.game_id != game_id:
+            raise BadAppend(
+                f"request_id {request_id!r} was used for game {row.game_id!r}",
+                "REQUEST_ID_REUSED",
+            )
+        return AppendResult(row.first_seq, row.last_seq, bytes(row.head_hash), replayed=True)
+
+    def _head(self, conn: Connection, game_id: str, lock: bool = False) -> tuple[int, bytes] | None:
+        query = select(games.c.head_seq, games.c.head_hash, games.c.status).where(
+            games.c.game_id == game_id
+        )
+        if lock and self._pg:
+            query = query.with_for_update()
+        row = conn.execute(query).first()
+        return None if row is None else (row.head_seq, bytes(row.head_hash))
+
+    def _append(
+        self,
+        conn: Connection,
+        game_id: str,
+        expected_seq: int,
+        new_events: Sequence[NewEvent],
+        header: GameHeader | None,
+        ending: GameEnding | None,
+    ) -> AppendResult:
+        now = self.clock()
+        head = self._head(conn, game_id, lock=True)
+        if head is None:
+            if expected_seq != 0:
+                raise SeqConflict(game_id, expected_seq, 0)
+            if header is None:
+                raise BadAppend("the first append of a game needs its header", "NO_HEADER")
+            head = (0, genesis_hash(game_id))
+            conn.execute(
+                insert(games).values(
+                    game_id=game_id,
+                    variant=header.variant,
+                    rules_version=header.rules_version,
+                    status="running",
+                    created_at=now,
+                    head_seq=0,
+                    head_hash=head[1],
+                )
+            )
+            if header.players:
+                conn.execute(
+                    insert(game_players),
+                    [
+                        {"game_id": game_id, "seat": seat, "player_id": player}
+                        for seat, player in enumerate(header.players)
+                    ],
+                )
+        else:
+            status: str = conn.execute(
+                select(games.c.status).where(games.c.game_id == game_id)
+            ).scalar_one()
+            if head[0] != expected_seq:
+                raise SeqConflict(game_id, expected_seq, head[0])
+            if status != "running":
+                raise BadAppend(f"game {game_id!r} is over ({status})", "GAME_OVER")
+        seq, digest = head
+        rows = []
+        for ev in new_events:
+            seq += 1
+            digest = chain_hash(digest, ev.payload)
+            rows.append(
+                {
+                    "game_id": game_id,
+                    "seq": seq,
+                    "type": ev.type,
+                    "server_time": ev.server_time or now,
+                    "actor": ev.actor,
+                    "cause": ev.cause,
+                    "visibility": ev.visibility,
+                    "payload": ev.payload,
+                    "hash": digest,
+                }
+            )
+        conn.execute(insert(events), rows)
+        values: dict[str, Any] = {"head_seq": seq, "head_hash": digest}
+        if ending is not None:
+            values |= {"status": ending.status, "ended_at": now, "result": ending.result}
+        # The head only moves from where we read it: a second guard beside the primary key.
+        moved = conn.execute(
+            update(games)
+            .where(and_(games.c.game_id == game_id, games.c.head_seq == head[0]))
+            .values(**values)
+        )
+        if moved.rowcount != 1:
+            raise SeqConflict(game_id, expected_seq, -1)
+        if ending is not None:
+            self._record_totals(conn, game_id, ending, now)
+        return AppendResult(head[0] + 1, seq, digest)
+
+    def _record_totals(
+        self, conn: Connection, game_id: str, ending: GameEnding, now: datetime
+    ) -> None:
+        seats = conn.execute(
+            select(game_players.c.seat, game_players.c.player_id).where(
+                game_players.c.game_id == game_id
+            )
+        ).all()
+        for row in seats:
+            seat_no, player_id = int(row.seat), str(row.player_id)
+            if player_id.startswith("bot:") or seat_no >= len(ending.scores):
+                continue
+            score = int(ending.scores[seat_no])
+            key = and_(
+                player_stats.c.player_id == player_id, player_stats.c.family == ending.family
+            )
+            changed = conn.execute(
+                update(player_stats)
+                .where(key)
+                .values(
+                    games=player_stats.c.games + 1,
+                    total=player_stats.c.total + score,
+                    last_game_id=game_id,
+                    last_score=score,
+                    updated_at=now,
+                )
+            )
+            if changed.rowcount == 0:
+                conn.execute(
+                    insert(player_stats).values(
+                        player_id=player_id,
+                        family=ending.family,
+                        games=1,
+                        total=score,
+                        last_game_id=game_id,
+                        last_score=score,
+                        updated_at=now,
+                    )
+                )
+
+    # ------------------------------------------------------------------ reading
+    def game(self, game_id: str) -> GameRow:
+        with self.engine.connect() as conn:
+            row = conn.execute(select(games).where(games.c.game_id == game_id)).first()
+            if row is None:
+                raise GameNotFound(f"no game {game_id!r}")
+            players: list[str] = list(
+                conn.execute(
+                    select(game_players.c.player_id)
+                    .where(game_players.c.game_id == game_id)
+                    .order_by(game_players.c.seat)
+                ).scalars()
+            )
+            return GameRow(
+                game_id=row.game_id,
+                variant=row.variant,
+                rules_version=row.rules_version,
+                status=row.status,
+                created_at=row.created_at,
+                ended_at=row.ended_at,
+                head_seq=row.head_seq,
+                head_hash=bytes(row.head_hash),
+                result=row.result,
+                players=tuple(players),
+            )
+
+    def events(
+        self, game_id: str, from_seq: int = 1, limit: int | None = None
+    ) -> list[StoredEvent]:
+        query = (
+            select(events)
+            .where(and_(events.c.game_id == game_id, events.c.seq >= from_seq))
+            .order_by(events.c.seq)
+        )
+        if limit is not None:
+            query = query.limit(limit)
+        with self.engine.connect() as conn:
+            return [_stored(row) for row in conn.execute(query)]
+
+    def verify_chain(self, game_id: str) -> int | None:
+        """The first sequence number whose stored hash, order or payload does not follow from
+        the chain (a tampered row), or None when the whole chain and the head hold."""
+        game = self.game(game_id)
+        digest = genesis_hash(game_id)
+        expected_seq = 0
+        for ev in self.events(game_id):
+            expected_seq += 1
+            digest = chain_hash(digest, ev.payload)
+            if ev.seq != expected_seq or ev.hash != digest:
+                return expected_seq
+        if expected_seq != game.head_seq or digest != game.head_hash:
+            return expected_seq + 1 if expected_seq < game.head_seq else max(expected_seq, 1)
+        return None
+
+    def player_stats(self, player_id: str) -> list[PlayerStats]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(player_stats)
+                .where(player_stats.c.player_id == player_id)
+                .order_by(player_stats.c.family)
+            )
+            return [
+                PlayerStats(r.player_id, r.family, r.games, r.total, r.last_game_id, r.last_score)
+                for r in rows
+            ]
+
+    def list_games(
+        self,
+        player_id: str | None = None,
+        variant: str | None = None,
+        status: str | None = None,
+        after: tuple[datetime, str] | None = None,
+        limit: int = 50,
+    ) -> list[GameRow]:
+        """Games newest first, filtered; ``after`` is the (created_at, game_id) of the last
+        row of the previous page (keyset pagination: stable while games are added)."""
+        query = select(games.c.game_id)
+        if player_id is not None:
+            query = query.join(game_players, game_players.c.game_id == games.c.game_id).where(
+                game_players.c.player_id == player_id
+            )
+        if variant is not None:
+            query = query.where(games.c.variant == variant)
+        if status is not None:
+            query = query.where(games.c.status == status)
+        if after is not None:
+            stamp, last_id = after
+            query = query.where(
+                (games.c.created_at < stamp)
+                | and_(games.c.created_at == stamp, games.c.game_id < last_id)
+            )
+        query = query.order_by(games.c.created_at.desc(), games.c.game_id.desc()).limit(limit)
+        with self.engine.connect() as conn:
+            ids: list[str] = list(conn.execute(query).scalars())
+        return [self.game(game_id) for game_id in ids]
+
+
+def _stored(row: Any) -> StoredEvent:
+    return StoredEvent(
+        game_id=row.game_id,
+        seq=row.seq,
+        type=row.type,
+        server_time=row.server_time,
+        actor=row.actor,
+        cause=row.cause,
+        visibility=row.visibility,
+        payload=bytes(row.payload),
+        hash=bytes(row.hash),
+    )
