@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint types pytest bench clean
+.PHONY: install run test lint types pytest bench clean proto
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,10 @@ install: $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/python -m services.demo
+
+# Regenerate services/gen from proto/ (committed; a test fails when it is stale).
+proto: $(STAMP)
+	$(BIN)/python -m services.protogen
 
 lint: $(STAMP)
 	$(BIN)/ruff check services tests bench migrations
