@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, insert, select, update
+from sqlalchemy import Connection, Engine, and_, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .models import append_requests, events, game_players, games, player_stats
 
 GENESIS_PREFIX = b"cardroom/v1 genesis\x00"
+NOTIFY_CHANNEL = "cardroom_events"  # PostgreSQL: the payload is the game id
 PUBLIC = -1
 
 
@@ -296,6 +297,9 @@ class EventStore:
             raise SeqConflict(game_id, expected_seq, -1)
         if ending is not None:
             self._record_totals(conn, game_id, ending, now)
+        if self._pg:
+            # Delivered at commit, to every replay process LISTENing (services/replay/follow.py).
+            conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
         return AppendResult(head[0] + 1, seq, digest)
 
     def _record_totals(
@@ -339,6 +343,16 @@ class EventStore:
                 )
 
     # ------------------------------------------------------------------ reading
+    def head(self, game_id: str) -> tuple[int, str]:
+        """The game's last sequence number and status (cheap: one indexed row)."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(games.c.head_seq, games.c.status).where(games.c.game_id == game_id)
+            ).first()
+        if row is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        return int(row.head_seq), str(row.status)
+
     def game(self, game_id: str) -> GameRow:
         with self.engine.connect() as conn:
             row = conn.execute(select(games).where(games.c.game_id == game_id)).first()
