@@ -33,9 +33,10 @@ pytest: $(STAMP)
 
 test: lint types pytest
 
+# make bench BENCH_ARGS='--quick' (or section names: rules douzero) for a subset.
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps 'douzero==1.1.0'
-	$(BIN)/python -m bench
+	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,34 @@
+"""The benchmark's sections, in the order a full run prints them.
+
+A section is a function ``(Context) -> list[Table]``.  To add one, write the function in its
+own module and append a :class:`Section` here; ``python -m bench NAME`` then runs it alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from .common import Context, Table
+from .douzero_bench import douzero_section
+from .rules_bench import rules_section
+
+
+class Section(NamedTuple):
+    name: str
+    help: str
+    run: Callable[[Context], list[Table]]
+
+
+SECTIONS: tuple[Section, ...] = (
+    Section(
+        "rules",
+        "legal-move positions/s and classifications/s of the rules core, all four variants",
+        rules_section,
+    ),
+    Section(
+        "douzero",
+        "doudizhu3 against DouZero's move generator on the same positions, with ratios",
+        douzero_section,
+    ),
+)
