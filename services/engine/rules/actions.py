@@ -1,0 +1,74 @@
+"""The actions of a game (frozen values) and the error an illegal one raises.
+
+``by`` on a bid, pass or play says who decided it when it was not the player: ``"timeout"``
+(the engine's auto-play on a turn timeout) or ``"autoplay"`` (托管 or the simulator); the
+rules treat it like any other action, and records keep it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from .errors import RulesError
+
+
+class IllegalAction(RulesError):
+    """An action the rules refuse; ``reason`` is its machine-readable code (``NOT_YOUR_TURN``,
+    ``MUST_BID``, …).  The state it was applied to is unchanged (states are immutable)."""
+
+    reason = "ILLEGAL_ACTION"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Bid:
+    seat: int
+    amount: int
+    by: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Pass:
+    """No bid in bidding; no play in play."""
+
+    seat: int
+    by: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class PlayCards:
+    """Play ``cards`` (card ids); ``reading`` (``"plane_single:6"``) names the reading of an
+    ambiguous lead."""
+
+    seat: int
+    cards: tuple[int, ...]
+    reading: str | None = None
+    by: str | None = None
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class ShowHand:
+    seat: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Leave:
+    """The seat leaves (or stayed disconnected past the grace time): an escape."""
+
+    seat: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class SetAutoplay:
+    seat: int
+    on: bool
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Timeout:
+    """The seat to move ran out of time: the engine applies its auto-play move (in bidding a
+    pass, or a bid of 1 from a forced bidder)."""
+
+    seat: int
+
+
+Action = Bid | Pass | PlayCards | ShowHand | Leave | SetAutoplay | Timeout

@@ -1,0 +1,739 @@
+"""The whole game as a pure state machine (RULES.md §4): deal → bidding (Dou Dizhu) → show hand
+(when the variant allows it) → play → over.
+
+A :class:`GameState` is immutable; :func:`apply` returns the next state and the events the
+action produced, or raises :class:`IllegalAction` (with a reason code) and changes nothing.
+The state carries what the next action needs (hands, the last play, bids, bombs, counts) and
+the resolved action log, so applying never re-runs the game, and a state is a
+JSON-friendly value (:meth:`GameState.to_dict` / :meth:`GameState.from_dict`).
+
+>>> from .variants import variant
+>>> s = new_game(variant("doudizhu3"), seed="cardroom")
+>>> s.phase.value, s.turn, [len(h) for h in s.hands]
+('bidding', 0, [17, 17, 17])
+>>> s, events = apply(s, Bid(0, 3))
+>>> s.phase.value, s.landlord, len(s.hands[0]), [e.type for e in events]
+('play', 0, 20, ['bid', 'landlord'])
+>>> apply(s, Pass(0))
+Traceback (most recent call last):
+...
+services.engine.rules.actions.IllegalAction: seat 0 leads: a lead cannot pass
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .actions import (
+    Action,
+    Bid,
+    IllegalAction,
+    Leave,
+    Pass,
+    PlayCards,
+    SetAutoplay,
+    ShowHand,
+    Timeout,
+)
+from .cards import RANK_OF, SPADE_THREE, format_cards, parse_cards
+from .deal import deal_from_seed, redeal_seed
+from .deal import first_bidder as draw_first_bidder
+from .errors import RulesError
+from .kinds import Kind
+from .patterns import Pattern, Play, check_in_deck, classify
+from .policies import autoplay_action
+from .room import Room
+from .scoring import (
+    BombRecord,
+    Settlement,
+    no_score,
+    settle_doudizhu,
+    settle_escape,
+    settle_zhengshangyou,
+)
+from .variants import RULES_VERSION, Variant, VariantError
+
+
+class Phase(enum.StrEnum):
+    BIDDING = "bidding"
+    SHOW_HAND = "show_hand"
+    PLAY = "play"
+    OVER = "over"
+
+
+class Status(enum.StrEnum):
+    RUNNING = "running"
+    FINISHED = "finished"
+    ESCAPED = "escaped"
+    DISBANDED = "disbanded"
+    REDEAL = "redeal"
+
+
+@dataclasses.dataclass(frozen=True)
+class SeedDeal:
+    """A deal from a seed (any non-empty string; its UTF-8 bytes are hashed)."""
+
+    seed: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ExplicitDeal:
+    """Given hands (and bottom cards), for tests, puzzles and imported games.  A hand may be
+    shorter than the variant's (a short game); the cards must be cards of the deck, each at
+    most as often as the deck holds it.  ``opener``: Zheng Shangyou's opening seat (default:
+    the lowest seat holding a ♠3, else seat 0)."""
+
+    hands: tuple[tuple[int, ...], ...]
+    bottom: tuple[int, ...] = ()
+    opener: int | None = None
+
+
+DealSpec = SeedDeal | ExplicitDeal
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """Something that happened.  ``to`` is None for a public event, else the one seat that
+    may see it.  ``data`` holds JSON values."""
+
+    type: str
+    seat: int | None
+    data: Mapping[str, Any]
+    to: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "seat": self.seat, "to": self.to, **self.data}
+
+
+@dataclasses.dataclass(frozen=True, eq=True)
+class GameState:
+    variant: Variant
+    room: Room
+    deal: DealSpec
+    first_bidder: int | None
+    opener: int | None  # the seat that leads first once play starts (ZSY), else None
+    deal_no: int  # 0: the first deal; n: the n-th redeal
+    dealt: tuple[tuple[int, ...], ...]  # the hands as dealt (this deal), sorted
+    bottom: tuple[int, ...]
+    hands: tuple[tuple[int, ...], ...]  # sorted
+    forced: tuple[bool, ...]  # seats that must bid when nobody has (ddz4)
+    phase: Phase
+    status: Status
+    turn: int | None
+    bids: tuple[tuple[int, int], ...]  # (seat, amount; 0 = pass), this deal
+    bid: int  # the highest bid so far (0: none)
+    bidder: int | None
+    landlord: int | None
+    shown: bool
+    last: Play | None  # the play to beat (None: the seat to move leads)
+    last_seat: int | None
+    passes: int
+    cards_played: tuple[int, ...]
+    plays_made: tuple[int, ...]
+    bombs: tuple[BombRecord, ...]
+    autoplay: tuple[bool, ...]
+    log: tuple[Action, ...]  # every applied action, resolved (timeouts as what they did)
+    deal_start: int  # index in ``log`` where this deal's actions begin
+    winner: int | None
+    escaper: int | None
+    settlement: Settlement | None
+
+    # -------------------------------------------------------------- queries
+    @property
+    def over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def players(self) -> int:
+        return self.variant.players
+
+    def must_bid(self, seat: int) -> bool:
+        """Whether ``seat``'s pass would be refused now (a forced bidder facing no bid)."""
+        return self.forced[seat] and self.bid == 0
+
+    def must_hold(self) -> int | None:
+        """A card the seat to move must lead (the ♠3 of the opener's first lead, when the
+        room requires it), or None."""
+        if (
+            self.variant.first_lead_holds_spade_three
+            and self.last is None
+            and not any(self.plays_made)
+            and self.turn is not None
+            and SPADE_THREE in self.hands[self.turn]
+        ):
+            return SPADE_THREE
+        return None
+
+    def seed(self) -> str | None:
+        """The seed of the current deal, or None for an explicit deal."""
+        if isinstance(self.deal, SeedDeal):
+            return redeal_seed(self.deal.seed, self.deal_no)
+        return None
+
+    # -------------------------------------------------------------- JSON form
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-friendly form that :meth:`from_dict` turns back into an equal state."""
+        from .record import action_to_dict, deal_to_dict
+
+        last = self.last
+        return {
+            "v": 1,
+            "variant": self.variant.name,
+            "rules_version": RULES_VERSION,
+            "room": self.room.to_dict(),
+            "deal": deal_to_dict(self.deal),
+            "first_bidder": self.first_bidder,
+            "opener": self.opener,
+            "deal_no": self.deal_no,
+            "dealt": [format_cards(h) for h in self.dealt],
+            "bottom": format_cards(self.bottom),
+            "hands": [format_cards(h) for h in self.hands],
+            "forced": list(self.forced),
+            "phase": self.phase.value,
+            "status": self.status.value,
+            "turn": self.turn,
+            "bids": [list(b) for b in self.bids],
+            "bid": self.bid,
+            "bidder": self.bidder,
+            "landlord": self.landlord,
+            "shown": self.shown,
+            "last": None
+            if last is None
+            else {"cards": format_cards(last.cards), "pattern": _pattern_to_list(last.pattern)},
+            "last_seat": self.last_seat,
+            "passes": self.passes,
+            "cards_played": list(self.cards_played),
+            "plays_made": list(self.plays_made),
+            "bombs": [[b.seat, b.kind, b.size, b.rank, b.led] for b in self.bombs],
+            "autoplay": list(self.autoplay),
+            "log": [action_to_dict(a) for a in self.log],
+            "deal_start": self.deal_start,
+            "winner": self.winner,
+            "escaper": self.escaper,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GameState:
+        """The state of :meth:`to_dict`'s output (trusted: the engine seals it)."""
+        from .record import action_from_dict, deal_from_dict
+
+        room = Room.from_dict(data["room"])
+        v = room.variant_for(data["variant"])
+        last_d = data["last"]
+        last = None
+        if last_d is not None:
+            last = Play(parse_cards(last_d["cards"]), _pattern_from_list(last_d["pattern"]))
+        state = cls(
+            variant=v,
+            room=room,
+            deal=deal_from_dict(data["deal"], v),
+            first_bidder=data["first_bidder"],
+            opener=data["opener"],
+            deal_no=data["deal_no"],
+            dealt=tuple(parse_cards(h) for h in data["dealt"]),
+            bottom=parse_cards(data["bottom"]),
+            hands=tuple(parse_cards(h) for h in data["hands"]),
+            forced=tuple(data["forced"]),
+            phase=Phase(data["phase"]),
+            status=Status(data["status"]),
+            turn=data["turn"],
+            bids=tuple((s, a) for s, a in data["bids"]),
+            bid=data["bid"],
+            bidder=data["bidder"],
+            landlord=data["landlord"],
+            shown=data["shown"],
+            last=last,
+            last_seat=data["last_seat"],
+            passes=data["passes"],
+            cards_played=tuple(data["cards_played"]),
+            plays_made=tuple(data["plays_made"]),
+            bombs=tuple(BombRecord(s, k, n, r, led) for s, k, n, r, led in data["bombs"]),
+            autoplay=tuple(data["autoplay"]),
+            log=tuple(action_from_dict(a, v, i) for i, a in enumerate(data["log"])),
+            deal_start=data["deal_start"],
+            winner=data["winner"],
+            escaper=data["escaper"],
+            settlement=None,
+        )
+        if state.phase is Phase.OVER:
+            object.__setattr__(state, "settlement", _settle(state))
+        return state
+
+
+def _pattern_to_list(p: Pattern) -> list[Any]:
+    return [p.kind.value, p.rank, p.length, p.size, p.low, p.order]
+
+
+def _pattern_from_list(items: Sequence[Any]) -> Pattern:
+    kind, rank, length, size, low, order = items
+    return Pattern(Kind(kind), rank, length, size, low, order)
+
+
+def _evolve(state: GameState, **changes: Any) -> GameState:
+    """A copy with some fields changed (the fast path of ``dataclasses.replace``)."""
+    new = object.__new__(GameState)
+    d = new.__dict__
+    d.update(state.__dict__)
+    d.update(changes)
+    return new
+
+
+def _illegal(reason: str, message: str) -> IllegalAction:
+    return IllegalAction(message, reason)
+
+
+# ------------------------------------------------------------------ starting a game
+def _forced(v: Variant, hands: tuple[tuple[int, ...], ...]) -> tuple[bool, ...]:
+    if not (v.bidding and v.forced_bid):
+        return (False,) * v.players
+    out = []
+    for hand in hands:
+        counts = [0] * 15
+        for c in hand:
+            counts[RANK_OF[c]] += 1
+        all_jokers = v.jokers and counts[13] == v.decks and counts[14] == v.decks
+        bombs = sum(1 for r in range(13) if counts[r] >= 4)
+        out.append(all_jokers or bombs >= v.forced_bid_bombs)
+    return tuple(out)
+
+
+def new_game(
+    variant: Variant | str,
+    room: Room | None = None,
+    *,
+    seed: str | None = None,
+    deal: ExplicitDeal | None = None,
+    first_bidder: int | None = None,
+) -> GameState:
+    """A new game, dealt and ready for its first action.
+
+    ``variant`` is a base variant (or its name); the room's overrides are applied to it.
+    Give exactly one of ``seed`` and ``deal``.  ``first_bidder`` (Dou Dizhu) defaults to the
+    one drawn from the seed; an explicit Dou Dizhu deal needs it.  Raises
+    :class:`IllegalAction` (``BAD_DEAL``, ``NO_SUCH_SEAT``) or :class:`VariantError`.
+    """
+    name = variant if isinstance(variant, str) else variant.name
+    room = room or Room()
+    v = room.variant_for(name)
+    if (seed is None) == (deal is None):
+        raise _illegal("BAD_DEAL", "give exactly one of a seed and an explicit deal")
+    spec: DealSpec
+    opener: int | None = None
+    if seed is not None:
+        if not isinstance(seed, str) or not seed:
+            raise _illegal("BAD_DEAL", "a seed is a non-empty string")
+        spec = SeedDeal(seed)
+        dealt = deal_from_seed(v, seed)
+        hands, bottom, opener = dealt.hands, dealt.bottom, dealt.spade_three_seat
+        if v.bidding and first_bidder is None:
+            first_bidder = draw_first_bidder(seed, v.players)
+    else:
+        assert deal is not None
+        hands, bottom = _check_explicit(v, deal)
+        spec = ExplicitDeal(hands, bottom, deal.opener)
+        opener = deal.opener
+        if opener is None:
+            opener = next((s for s, h in enumerate(hands) if SPADE_THREE in h), 0)
+        if v.bidding and first_bidder is None:
+            raise _illegal("BAD_DEAL", "an explicit Dou Dizhu deal needs its first bidder")
+    if v.bidding:
+        assert first_bidder is not None
+        _check_seat(v, first_bidder, "first bidder")
+        opener = None
+    else:
+        first_bidder = None
+        _check_seat(v, opener if opener is not None else 0, "opener")
+    n = v.players
+    return GameState(
+        variant=v,
+        room=room,
+        deal=spec,
+        first_bidder=first_bidder,
+        opener=opener,
+        deal_no=0,
+        dealt=hands,
+        bottom=bottom,
+        hands=hands,
+        forced=_forced(v, hands),
+        phase=Phase.BIDDING if v.bidding else Phase.PLAY,
+        status=Status.RUNNING,
+        turn=first_bidder if v.bidding else opener,
+        bids=(),
+        bid=0,
+        bidder=None,
+        landlord=None,
+        shown=False,
+        last=None,
+        last_seat=None,
+        passes=0,
+        cards_played=(0,) * n,
+        plays_made=(0,) * n,
+        bombs=(),
+        autoplay=(False,) * n,
+        log=(),
+        deal_start=0,
+        winner=None,
+        escaper=None,
+        settlement=None,
+    )
+
+
+def _check_seat(v: Variant, seat: Any, what: str) -> None:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < v.players:
+        raise _illegal("NO_SUCH_SEAT", f"{what} {seat!r} is not a seat of {v.name}")
+
+
+def _check_explicit(
+    v: Variant, deal: ExplicitDeal
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    if len(deal.hands) != v.players:
+        raise _illegal("BAD_DEAL", f"{v.name} deals {v.players} hands, not {len(deal.hands)}")
+    if not v.bidding and deal.bottom:
+        raise _illegal("BAD_DEAL", f"{v.name} has no bottom cards")
+    for s, hand in enumerate(deal.hands):
+        if not hand:
+            raise _illegal("BAD_DEAL", f"hand {s} is empty")
+        if len(hand) > v.hand_size:
+            raise _illegal("BAD_DEAL", f"hand {s} holds {len(hand)} cards, over {v.hand_size}")
+    if len(deal.bottom) > v.bottom_size:
+        raise _illegal("BAD_DEAL", f"{len(deal.bottom)} bottom cards, over {v.bottom_size}")
+    everything = [c for h in deal.hands for c in h] + list(deal.bottom)
+    try:
+        check_in_deck(v, everything)
+    except RulesError as exc:
+        raise _illegal("BAD_DEAL", f"the deal holds more cards than the deck: {exc}") from None
+    hands = tuple(tuple(sorted(h)) for h in deal.hands)
+    return hands, tuple(sorted(deal.bottom))
+
+
+def deal_events(state: GameState) -> list[Event]:
+    """The events of the current deal: one private event per seat with its hand, and a
+    public one with the counts (and the first bidder or the opener)."""
+    events = [
+        Event("deal", None, {"hand": format_cards(h)}, to=s) for s, h in enumerate(state.hands)
+    ]
+    public: dict[str, Any] = {
+        "deal_no": state.deal_no,
+        "counts": [len(h) for h in state.hands],
+        "bottom_count": len(state.bottom),
+    }
+    if state.variant.bidding:
+        public["first_bidder"] = state.first_bidder
+    else:
+        public["opener"] = state.opener
+    events.append(Event("deal", None, public))
+    return events
+
+
+# ------------------------------------------------------------------ applying actions
+def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
+    """The state after ``action`` and the events it produced.  Raises
+    :class:`IllegalAction` with a reason code; ``state`` itself never changes."""
+    if state.phase is Phase.OVER:
+        raise _illegal("GAME_OVER", f"the game is over ({state.status.value})")
+    seat = action.seat
+    _check_seat(state.variant, seat, "seat")
+    if isinstance(action, Leave):
+        return _leave(state, action)
+    if isinstance(action, SetAutoplay):
+        if not isinstance(action.on, bool):
+            raise _illegal("BAD_ACTION", "autoplay is on (true) or off (false)")
+        flags = list(state.autoplay)
+        flags[seat] = action.on
+        new = _evolve(state, autoplay=tuple(flags), log=(*state.log, action))
+        return new, [Event("autoplay", seat, {"on": action.on})]
+    if seat != state.turn:
+        raise _illegal("NOT_YOUR_TURN", f"seat {seat} is not to move (seat {state.turn} is)")
+    if isinstance(action, Timeout):
+        if state.phase is Phase.BIDDING:
+            if state.must_bid(seat):
+                return apply(state, Bid(seat, 1, "timeout"))
+            return apply(state, Pass(seat, "timeout"))
+        return apply(state, autoplay_action(state, "timeout"))
+    phase = state.phase
+    if isinstance(action, Bid):
+        if phase is not Phase.BIDDING:
+            raise _illegal("WRONG_PHASE", f"no bidding in the {phase.value} phase")
+        return _bid(state, action, action.amount)
+    if isinstance(action, Pass):
+        if phase is Phase.BIDDING:
+            if state.must_bid(seat):
+                raise _illegal(
+                    "MUST_BID", f"seat {seat} holds a forced bid: it must bid at least 1"
+                )
+            return _bid(state, action, 0)
+        if state.last is None:
+            raise _illegal("MUST_LEAD", f"seat {seat} leads: a lead cannot pass")
+        return _pass(state, action)
+    if isinstance(action, PlayCards):
+        if phase is Phase.BIDDING:
+            raise _illegal("WRONG_PHASE", "no play before the bidding ends")
+        return _play(state, action)
+    if isinstance(action, ShowHand):
+        if phase is not Phase.SHOW_HAND:
+            raise _illegal("WRONG_PHASE", "the landlord may show his hand only before his lead")
+        new = _evolve(state, shown=True, phase=Phase.PLAY, log=(*state.log, action))
+        return new, [Event("show_hand", seat, {"hand": format_cards(state.hands[seat])})]
+    raise _illegal("BAD_ACTION", f"not an action: {action!r}")  # pragma: no cover
+
+
+def _bid(state: GameState, action: Bid | Pass, amount: int) -> tuple[GameState, list[Event]]:
+    seat = action.seat
+    v = state.variant
+    if isinstance(action, Bid):
+        if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= 3:
+            raise _illegal("BAD_BID", f"a bid is 1, 2 or 3, not {amount!r}")
+        if amount <= state.bid:
+            raise _illegal("BID_TOO_LOW", f"a bid must be above the highest bid {state.bid}")
+    bids = (*state.bids, (seat, amount))
+    log = (*state.log, action)
+    events = [Event("bid", seat, {"amount": amount}) if amount else Event("pass", seat, {})]
+    bid, bidder = (amount, seat) if amount else (state.bid, state.bidder)
+    ends = (amount == 3 and v.bid_three_ends_bidding) or len(bids) == v.players
+    if not ends:
+        new = _evolve(
+            state, bids=bids, bid=bid, bidder=bidder, log=log, turn=(seat + 1) % v.players
+        )
+        return new, events
+    if bidder is None:
+        return _all_passed(state, log, events)
+    hands = list(state.hands)
+    hands[bidder] = tuple(sorted(hands[bidder] + state.bottom))
+    phase = Phase.SHOW_HAND if v.show_hand_factor else Phase.PLAY
+    new = _evolve(
+        state,
+        bids=bids,
+        bid=bid,
+        bidder=bidder,
+        log=log,
+        landlord=bidder,
+        hands=tuple(hands),
+        phase=phase,
+        turn=bidder,
+    )
+    bottom = format_cards(state.bottom)
+    if v.bottom_public:
+        events.append(Event("landlord", bidder, {"bid": bid, "bottom": bottom}))
+    else:
+        events.append(Event("landlord", bidder, {"bid": bid}))
+        events.append(Event("bottom", bidder, {"bottom": bottom}, to=bidder))
+    return new, events
+
+
+def _all_passed(
+    state: GameState, log: tuple[Action, ...], events: list[Event]
+) -> tuple[GameState, list[Event]]:
+    v = state.variant
+    if isinstance(state.deal, ExplicitDeal):
+        return _end(state, events, log=log, status=Status.REDEAL)
+    deal_no = state.deal_no + 1
+    if deal_no >= v.max_deals:
+        return _end(state, events, log=log, status=Status.DISBANDED, deal_no=deal_no)
+    dealt = deal_from_seed(v, redeal_seed(state.deal.seed, deal_no))
+    new = _evolve(
+        state,
+        deal_no=deal_no,
+        dealt=dealt.hands,
+        bottom=dealt.bottom,
+        hands=dealt.hands,
+        forced=_forced(v, dealt.hands),
+        bids=(),
+        log=log,
+        deal_start=len(log),
+        turn=state.first_bidder,
+    )
+    events.append(Event("redeal", None, {"deal_no": deal_no}))
+    events.extend(deal_events(new))
+    return new, events
+
+
+def _remove(hand: tuple[int, ...], cards: Sequence[int]) -> tuple[int, ...] | None:
+    rest = list(hand)
+    try:
+        for c in cards:
+            rest.remove(c)
+    except ValueError:
+        return None
+    return tuple(rest)
+
+
+def _play(state: GameState, action: PlayCards) -> tuple[GameState, list[Event]]:
+    seat = action.seat
+    v = state.variant
+    cards = action.cards
+    if not cards:
+        raise _illegal("NOT_A_PATTERN", "a play needs at least one card")
+    rest = _remove(state.hands[seat], cards)
+    if rest is None:
+        raise _illegal("CARDS_NOT_IN_HAND", f"seat {seat} does not hold {format_cards(cards)}")
+    must = state.must_hold()
+    if must is not None and must not in cards:
+        raise _illegal("MUST_HOLD_SPADE_THREE", "the first lead must hold the ♠3")
+    last = state.last
+    try:
+        pattern = classify(v, cards, action.reading, last.pattern if last else None)
+    except RulesError as exc:
+        raise _illegal(exc.reason, str(exc)) from None
+    n = v.players
+    hands = list(state.hands)
+    hands[seat] = rest
+    played = list(state.cards_played)
+    played[seat] += len(cards)
+    made = list(state.plays_made)
+    made[seat] += 1
+    bombs = state.bombs
+    if pattern.is_bomb:
+        kind = "rocket" if pattern.kind is Kind.ROCKET else "bomb"
+        bombs = (*bombs, BombRecord(seat, kind, pattern.size, pattern.rank, last is None))
+    sorted_cards = tuple(sorted(cards))
+    events = [
+        Event(
+            "play",
+            seat,
+            {"cards": format_cards(sorted_cards), "pattern": pattern.reading, "left": len(rest)},
+        )
+    ]
+    new = _evolve(
+        state,
+        hands=tuple(hands),
+        cards_played=tuple(played),
+        plays_made=tuple(made),
+        bombs=bombs,
+        last=Play(sorted_cards, pattern),
+        last_seat=seat,
+        passes=0,
+        phase=Phase.PLAY,
+        turn=(seat + 1) % n,
+        log=(*state.log, action),
+    )
+    if not rest:
+        return _end(new, events, status=Status.FINISHED, winner=seat)
+    return new, events
+
+
+def _pass(state: GameState, action: Pass) -> tuple[GameState, list[Event]]:
+    seat = action.seat
+    n = state.variant.players
+    passes = state.passes + 1
+    events = [Event("pass", seat, {})]
+    log = (*state.log, action)
+    if passes == n - 1:
+        leader = state.last_seat
+        events.append(Event("new_trick", leader, {}))
+        new = _evolve(state, passes=0, last=None, last_seat=None, turn=leader, log=log)
+    else:
+        new = _evolve(state, passes=passes, turn=(seat + 1) % n, log=log)
+    return new, events
+
+
+def _leave(state: GameState, action: Leave) -> tuple[GameState, list[Event]]:
+    events = [Event("leave", action.seat, {})]
+    return _end(
+        state,
+        events,
+        log=(*state.log, action),
+        status=Status.ESCAPED,
+        escaper=action.seat,
+    )
+
+
+def _end(state: GameState, events: list[Event], **changes: Any) -> tuple[GameState, list[Event]]:
+    over = _evolve(state, phase=Phase.OVER, turn=None, **changes)
+    settlement = _settle(over)
+    object.__setattr__(over, "settlement", settlement)
+    events.append(Event("game_over", None, {"settlement": settlement.to_dict()}))
+    return over, events
+
+
+def _settle(state: GameState) -> Settlement:
+    v, room = state.variant, state.room
+    status = state.status
+    if status is Status.ESCAPED:
+        assert state.escaper is not None
+        return settle_escape(
+            v,
+            room,
+            escaper=state.escaper,
+            bid=state.bid,
+            bombs=state.bombs,
+            cards_left=len(state.hands[state.escaper]),
+            landlord=state.landlord,
+        )
+    if status is not Status.FINISHED:
+        return no_score(v, room, status.value)
+    assert state.winner is not None
+    if v.family == "doudizhu":
+        assert state.landlord is not None
+        return settle_doudizhu(
+            v,
+            room,
+            landlord=state.landlord,
+            bid=state.bid,
+            winner=state.winner,
+            bombs=state.bombs,
+            shown=state.shown,
+            cards_played=state.cards_played,
+            plays_made=state.plays_made,
+        )
+    return settle_zhengshangyou(
+        v,
+        room,
+        winner=state.winner,
+        dealt=tuple(len(h) for h in state.dealt),
+        left=tuple(len(h) for h in state.hands),
+    )
+
+
+# ------------------------------------------------------------------ legal actions
+def legal_actions(state: GameState) -> list[Action]:
+    """Every bid, pass, show hand and play the seat to move may make now (leave and
+    auto-play switches, open to every seat at any time, are not listed).  A lead whose cards
+    have several readings lists each, naming its reading."""
+    from .moves import legal_plays
+
+    seat = state.turn
+    if seat is None:
+        return []
+    if state.phase is Phase.BIDDING:
+        actions: list[Action] = [Bid(seat, a) for a in range(state.bid + 1, 4)]
+        if not state.must_bid(seat):
+            actions.append(Pass(seat))
+        return actions
+    out: list[Action] = []
+    if state.phase is Phase.SHOW_HAND:
+        out.append(ShowHand(seat))
+    last = state.last
+    plays = legal_plays(state.variant, state.hands[seat], last.pattern if last else ())
+    must = state.must_hold()
+    if last is None:
+        seen: dict[tuple[int, ...], int] = {}
+        for p in plays:
+            seen[p.cards] = seen.get(p.cards, 0) + 1
+        for p in plays:
+            if must is not None and must not in p.cards:
+                continue
+            reading = p.pattern.reading if seen[p.cards] > 1 else None
+            out.append(PlayCards(seat, p.cards, reading))
+    else:
+        out.extend(PlayCards(seat, p.cards) for p in plays)
+        out.append(Pass(seat))
+    return out
+
+
+__all__ = [
+    "DealSpec",
+    "Event",
+    "ExplicitDeal",
+    "GameState",
+    "Phase",
+    "SeedDeal",
+    "Status",
+    "VariantError",
+    "apply",
+    "deal_events",
+    "legal_actions",
+    "new_game",
+]
