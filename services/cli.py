@@ -16,6 +16,24 @@ from collections.abc import Callable, Sequence
 _Arg = tuple[tuple[str, ...], dict[str, object]]
 _VARIANT: _Arg = (("--variant", "-v"), {"required": True, "help": "doudizhu3, doudizhu4, …"})
 
+# Flags of every `cardroom <service> serve`; unset flags keep the CARDROOM_* environment value
+# (services/common/settings.py).
+_SERVE: list[_Arg] = [
+    (("--host",), {"help": "address to listen on (default 127.0.0.1)"}),
+    (("--port", "-p"), {"type": int, "help": "port (0 picks a free one)"}),
+    (("--workers", "-w"), {"type": int, "help": "worker processes (default: one per core)"}),
+    (("--grace",), {"dest": "grace_s", "type": float, "help": "shutdown grace in seconds"}),
+    (("--tls-cert",), {"help": "PEM certificate file (needs --tls-key)"}),
+    (("--tls-key",), {"help": "PEM private key file"}),
+    (("--log-level",), {"help": "debug, info, warning or error"}),
+    (("--log-format",), {"choices": ["auto", "json", "console"]}),
+    (
+        ("--no-access-log",),
+        {"dest": "access_log", "action": "store_const", "const": False, "help": "no line per call"},
+    ),
+]
+
+# A name with a space ("engine serve") is a command group and its sub-command.
 COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
     "classify": (
         "services.engine.rules_cli:classify_main",
@@ -46,14 +64,30 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (("--records",), {"help": "write every game as a record (JSON lines) here"}),
         ],
     ),
+    "engine serve": (
+        "services.engine.server:serve_main",
+        "run the engine gRPC service (health, reflection, one worker per core)",
+        _SERVE,
+    ),
 }
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardroom", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    groups: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
     for name, (_, help_text, args) in COMMANDS.items():
-        cmd = sub.add_parser(name, help=help_text, description=help_text)
+        group, _sep, leaf = name.rpartition(" ")
+        if group:
+            if group not in groups:
+                parent = sub.add_parser(group, help=f"{group} commands")
+                groups[group] = parent.add_subparsers(
+                    dest=f"{group}_command", required=True, metavar="COMMAND"
+                )
+            cmd = groups[group].add_parser(leaf, help=help_text, description=help_text)
+        else:
+            cmd = sub.add_parser(name, help=help_text, description=help_text)
+        cmd.set_defaults(_target=name)
         for flags, kwargs in args:
             cmd.add_argument(*flags, **kwargs)  # type: ignore[arg-type]
     return parser
@@ -61,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    target = COMMANDS[args.command][0]
+    target = COMMANDS[args._target][0]
     module_name, func_name = target.split(":")
     handler: Callable[[argparse.Namespace], int] = getattr(
         importlib.import_module(module_name), func_name
