@@ -55,6 +55,7 @@ from .scoring import (
     settle_zhengshangyou,
 )
 from .variants import RULES_VERSION, Variant, VariantError
+from .variants import variant as find_variant
 
 
 class Phase(enum.StrEnum):
@@ -315,7 +316,7 @@ def new_game(
     one drawn from the seed; an explicit Dou Dizhu deal needs it.  Raises
     :class:`IllegalAction` (``BAD_DEAL``, ``NO_SUCH_SEAT``) or :class:`VariantError`.
     """
-    name = variant if isinstance(variant, str) else variant.name
+    name = find_variant(variant).name if isinstance(variant, str) else variant.name
     room = room or Room()
     v = room.variant_for(name)
     if (seed is None) == (deal is None):

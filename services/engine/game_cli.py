@@ -1,0 +1,182 @@
+"""``cardroom settle`` and ``cardroom simulate``: game records and self-play from the command line.
+
+Data goes to stdout as JSON; errors and progress go to stderr.  Exit status 2 means bad input
+(a malformed record, or an illegal action in it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+import time
+from typing import IO, Any
+
+from .rules import (
+    GameState,
+    RecordError,
+    ReplayError,
+    RulesError,
+    VariantError,
+    apply,
+    autoplay_action,
+    new_game,
+    replay,
+    variant,
+    write_record,
+)
+
+
+def new_seed() -> str:
+    """A fresh game seed: 128 random bits as 32 hex digits (RULES.md §4.1)."""
+    return secrets.token_hex(16)
+
+
+def _fail(command: str, message: str) -> int:
+    print(f"cardroom {command}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def settlement_summary(state: GameState) -> dict[str, Any]:
+    """The JSON ``settle`` prints: status, scores, factors, and the whole settlement."""
+    s = state.settlement
+    assert s is not None
+    return {
+        "variant": state.variant.name,
+        "status": s.status,
+        "scores": list(s.scores),
+        "winner": s.winner,
+        "landlord": s.landlord,
+        "escaper": s.escaper,
+        "bid": s.bid,
+        "factors": [f.to_dict() for f in s.factors],
+        "multiplier": s.multiplier,
+        "settlement": s.to_dict(),
+    }
+
+
+def settle_main(args: argparse.Namespace) -> int:
+    path = args.record
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+    except OSError as exc:
+        return _fail("settle", f"cannot read {path}: {exc.strerror or exc}")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _fail("settle", f"not JSON: {exc}")
+    try:
+        state = replay(data)
+    except ReplayError as exc:
+        return _fail(
+            "settle",
+            f"illegal action at index {exc.index} (seat {exc.seat}): {exc.reason}: {exc}",
+        )
+    except (RecordError, VariantError, RulesError) as exc:
+        return _fail("settle", f"bad record: {exc}")
+    if not state.over:
+        return _fail(
+            "settle",
+            f"the record ends before the game does (seat {state.turn} to move, "
+            f"phase {state.phase.value})",
+        )
+    print(json.dumps(settlement_summary(state), ensure_ascii=False))
+    return 0
+
+
+class _Progress:
+    """A plain-text progress bar on stderr: \\r updates on a terminal, else a line per 10%."""
+
+    def __init__(self, total: int, stream: IO[str]) -> None:
+        self.total = max(total, 1)
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.last_decile = -1
+        self.last_draw = 0.0
+
+    def update(self, done: int) -> None:
+        frac = done / self.total
+        if self.tty:
+            now = time.monotonic()
+            if done != self.total and now - self.last_draw < 0.1:
+                return
+            self.last_draw = now
+            bar = "#" * int(frac * 30)
+            self.stream.write(f"\r[{bar:<30}] {done}/{self.total} games")
+            if done == self.total:
+                self.stream.write("\n")
+            self.stream.flush()
+            return
+        decile = int(frac * 10)
+        if decile != self.last_decile:
+            self.last_decile = decile
+            self.stream.write(f"{done}/{self.total} games ({decile * 10}%)\n")
+            self.stream.flush()
+
+
+def play_out(state: GameState) -> GameState:
+    """Auto-bid and auto-play every seat until the game ends."""
+    while not state.over:
+        state, _ = apply(state, autoplay_action(state))
+    return state
+
+
+def simulate_main(args: argparse.Namespace) -> int:
+    try:
+        v = variant(args.variant)
+    except VariantError as exc:
+        return _fail("simulate", str(exc))
+    games = args.games
+    if games < 0:
+        return _fail("simulate", "--games must be ≥ 0")
+    seed = args.seed if args.seed else new_seed()
+    out = None
+    if args.records:
+        try:
+            out = open(args.records, "w", encoding="utf-8")  # noqa: SIM115
+        except OSError as exc:
+            return _fail("simulate", f"cannot write {args.records}: {exc.strerror or exc}")
+    counts = {"finished": 0, "escaped": 0, "disbanded": 0, "redeal": 0}
+    sums = [0] * v.players
+    landlord_wins = 0
+    multipliers = 0
+    progress = _Progress(games, sys.stderr)
+    start = time.perf_counter()
+    try:
+        for i in range(games):
+            state = play_out(new_game(v, seed=f"{seed}/{i}"))
+            s = state.settlement
+            assert s is not None
+            counts[s.status] += 1
+            for seat, score in enumerate(s.scores):
+                sums[seat] += score
+            if s.status == "finished" and s.landlord is not None:
+                landlord_wins += s.winner == s.landlord
+                multipliers += s.multiplier
+            if out is not None:
+                out.write(json.dumps(write_record(state), ensure_ascii=False) + "\n")
+            progress.update(i + 1)
+    finally:
+        if out is not None:
+            out.close()
+    elapsed = time.perf_counter() - start
+    finished = counts["finished"]
+    summary: dict[str, Any] = {
+        "variant": v.name,
+        "seed": seed,
+        "games": games,
+        "seconds": round(elapsed, 3),
+        "games_per_second": round(games / elapsed, 1) if elapsed > 0 else None,
+        **counts,
+        "score_sums": sums,
+    }
+    if v.bidding:
+        summary["landlord_win_rate"] = round(landlord_wins / finished, 4) if finished else None
+        summary["mean_multiplier"] = round(multipliers / finished, 4) if finished else None
+    print(json.dumps(summary))
+    return 0
