@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Awaitable, Callable
+import uuid
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import grpc
-from cardroom.v1 import engine_pb2, engine_pb2_grpc
+from cardroom.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from google.protobuf import timestamp_pb2
 
 from services.common import grpc_errors
 from services.common.grpc_errors import ServiceError, invalid, missing
@@ -41,10 +44,19 @@ INVALID_REASONS = frozenset(
         "NOT_A_PATTERN",
         "INVALID_DEAL",
         "INVALID_RECORD",
-        "INVALID_SEAT",
+        "NO_SUCH_SEAT",
+        "BAD_DEAL",
+        "BAD_ACTION",
+        "BAD_BID",
+        "BAD_RECORD",
         TokenInvalid.reason,
     }
 )
+MAX_GAME_ID = 128
+#: Opened states kept per worker, by token: a client that lists the legal actions and then
+#: applies one sends the same token twice, and opening (decrypt, inflate, parse) is the
+#: largest part of a call's cost.
+STATE_CACHE_SIZE = 2048
 
 
 def rules_error(exc: Exception, field: str | None = None) -> ServiceError:
@@ -60,6 +72,17 @@ def rules_error(exc: Exception, field: str | None = None) -> ServiceError:
             return invalid("UNKNOWN_VARIANT", str(exc), field or "variant")
         path = f"{field}.{exc.field}" if field and exc.field else field or exc.field or None
         return invalid("INVALID_OVERRIDE", str(exc), path)
+    if isinstance(exc, rules.ReplayError):
+        where = f"actions[{exc.index}]"
+        meta = {"index": str(exc.index), "seat": str(exc.seat)}
+        code = (
+            grpc.StatusCode.INVALID_ARGUMENT
+            if exc.reason in INVALID_REASONS
+            else grpc.StatusCode.FAILED_PRECONDITION
+        )
+        return ServiceError(code, exc.reason, str(exc), where, meta)
+    if isinstance(exc, rules.RecordError):
+        return invalid(exc.reason, str(exc), exc.field or field)
     if isinstance(exc, rules.RulesError):
         if exc.reason in INVALID_REASONS:
             return invalid(exc.reason, str(exc), field)
@@ -144,6 +167,205 @@ def variant_message(v: rules.Variant) -> engine_pb2.Variant:
     return msg
 
 
+# --------------------------------------------------------------------------- games
+_PHASES = {p.value: getattr(engine_pb2, f"PHASE_{p.name}") for p in rules.Phase}
+_STATUSES = {s.value: getattr(engine_pb2, f"GAME_STATUS_{s.name}") for s in rules.Status}
+_CAUSE_OF_BY = {"timeout": common_pb2.CAUSE_TIMEOUT, "autoplay": common_pb2.CAUSE_AUTOPLAY}
+
+
+def seat_of(value: int, v: rules.Variant, field: str) -> int:
+    if not 0 <= value < v.players:
+        raise invalid("NO_SUCH_SEAT", f"{field} {value} is not a seat of {v.name}", field)
+    return value
+
+
+def room_of(msg: common_pb2.Room, field: str = "room") -> rules.Room:
+    data: dict[str, Any] = json_object(
+        msg.overrides_json, f"{field}.overrides_json", reason="INVALID_OVERRIDE"
+    )
+    for name in ("stake", "max_multiplier", "escape_multiplier"):
+        if name in data:
+            raise invalid(
+                "INVALID_OVERRIDE",
+                f"{name} is a room field, not a variant override",
+                f"{field}.overrides_json.{name}",
+            )
+    data["stake"] = msg.stake or 1
+    if msg.HasField("max_multiplier"):
+        data["max_multiplier"] = msg.max_multiplier
+    if msg.HasField("escape_multiplier"):
+        data["escape_multiplier"] = msg.escape_multiplier
+    try:
+        return rules.Room.from_dict(data)
+    except rules.VariantError as exc:
+        raise invalid("INVALID_ROOM", str(exc), f"{field}.{exc.field}") from None
+
+
+def variant_in_room(name: str, room: rules.Room, field: str = "variant") -> rules.Variant:
+    text(name, field)
+    try:
+        base = rules.variant(name)
+    except rules.VariantError as exc:
+        raise invalid("UNKNOWN_VARIANT", str(exc), field) from None
+    try:
+        return room.variant_for(base.name)
+    except rules.VariantError as exc:
+        raise invalid("INVALID_OVERRIDE", str(exc), f"room.overrides_json.{exc.field}") from None
+    except (TypeError, ValueError) as exc:
+        raise invalid("INVALID_OVERRIDE", f"bad override: {exc}", "room.overrides_json") from None
+
+
+def action_of(msg: engine_pb2.Action, field: str = "action") -> rules.Action:
+    """The rules action of a message; the seat is checked by the rules (NO_SUCH_SEAT)."""
+    kind = msg.WhichOneof("kind")
+    seat = msg.seat
+    if kind is None:
+        raise missing(f"{field}.kind")
+    if kind == "bid":
+        if not 1 <= msg.bid <= 3:
+            raise invalid("BAD_BID", f"a bid is 1, 2 or 3, not {msg.bid}", f"{field}.bid")
+        return rules.Bid(seat, msg.bid)
+    if kind == "pass":
+        if not getattr(msg, "pass"):  # a Python keyword: no attribute syntax
+            raise invalid("BAD_ACTION", "pass must be true", f"{field}.pass")
+        return rules.Pass(seat)
+    if kind == "play":
+        cards = cards_of(msg.play.cards, f"{field}.play.cards")
+        reading = text(msg.play.reading, f"{field}.play.reading", required=False) or None
+        return rules.PlayCards(seat, tuple(cards), reading)
+    if kind == "autoplay":
+        return rules.SetAutoplay(seat, msg.autoplay)
+    flag: bool = getattr(msg, kind)
+    if not flag:
+        raise invalid("BAD_ACTION", f"{kind} must be true", f"{field}.{kind}")
+    if kind == "show_hand":
+        return rules.ShowHand(seat)
+    if kind == "leave":
+        return rules.Leave(seat)
+    return rules.Timeout(seat)
+
+
+def action_message(action: rules.Action) -> engine_pb2.Action:
+    msg = engine_pb2.Action(seat=action.seat)
+    if isinstance(action, rules.Bid):
+        msg.bid = action.amount
+    elif isinstance(action, rules.Pass):
+        setattr(msg, "pass", True)
+    elif isinstance(action, rules.PlayCards):
+        msg.play.cards = rules.format_cards(action.cards)
+        msg.play.reading = action.reading or ""
+    elif isinstance(action, rules.ShowHand):
+        msg.show_hand = True
+    elif isinstance(action, rules.Leave):
+        msg.leave = True
+    elif isinstance(action, rules.SetAutoplay):
+        msg.autoplay = action.on
+    else:
+        msg.timeout = True
+    return msg
+
+
+def deal_of(msg: engine_pb2.Deal, field: str = "deal") -> dict[str, Any]:
+    """Keyword arguments of ``new_game`` for a Deal message."""
+    kind = msg.WhichOneof("kind")
+    if kind is None:
+        raise missing(field)
+    if kind == "seed":
+        return {"seed": text(msg.seed, f"{field}.seed")}
+    hands = tuple(
+        tuple(cards_of(h, f"{field}.explicit.hands[{i}]", required=False))
+        for i, h in enumerate(msg.explicit.hands)
+    )
+    bottom = tuple(cards_of(msg.explicit.bottom, f"{field}.explicit.bottom", required=False))
+    opener = msg.explicit.opener if msg.explicit.HasField("opener") else None
+    return {"deal": rules.ExplicitDeal(hands, bottom, opener)}
+
+
+def view_message(view: rules.SeatView) -> engine_pb2.View:
+    msg = engine_pb2.View(
+        variant=view.variant,
+        phase=_PHASES.get(view.phase, engine_pb2.PHASE_UNSPECIFIED),
+        status=_STATUSES.get(view.status, engine_pb2.GAME_STATUS_UNSPECIFIED),
+        counts=view.counts,
+        bid=view.bid,
+        view_json=json.dumps(view.to_dict(), separators=(",", ":"), ensure_ascii=False),
+    )
+    if view.seat is not None:
+        msg.seat = view.seat
+    if view.turn is not None:
+        msg.turn = view.turn
+    if view.hand is not None:
+        msg.hand = rules.format_cards(view.hand)
+    if view.landlord is not None:
+        msg.landlord = view.landlord
+    if view.bottom is not None:
+        msg.bottom = rules.format_cards(view.bottom)
+    if view.last_play is not None:
+        msg.last_play = rules.format_cards(view.last_play)
+        msg.last_pattern = view.last_pattern or ""
+    if view.last_seat is not None:
+        msg.last_seat = view.last_seat
+    if view.shown_hand is not None:
+        msg.shown_hand = rules.format_cards(view.shown_hand)
+    return msg
+
+
+def settlement_message(s: rules.Settlement) -> engine_pb2.Settlement:
+    d = s.to_dict()
+    msg = engine_pb2.Settlement(
+        status=_STATUSES.get(s.status, engine_pb2.GAME_STATUS_UNSPECIFIED),
+        scores=s.scores,
+        stake=s.stake,
+        bid=s.bid,
+        base=s.base,
+        factors=[engine_pb2.Factor(name=f.name, value=f.value, detail=f.detail) for f in s.factors],
+        multiplier_before_cap=s.multiplier_before_cap,
+        multiplier=s.multiplier,
+        steps=[engine_pb2.SettlementStep(name=t.name, value=t.value, how=t.how) for t in s.steps],
+        settlement_json=json.dumps(d, separators=(",", ":"), ensure_ascii=False),
+    )
+    for name in ("landlord", "winner", "escaper"):
+        value = getattr(s, name)
+        if value is not None:
+            setattr(msg, name, value)
+    return msg
+
+
+def record_of(msg: engine_pb2.GameRecord) -> dict[str, Any]:
+    """The JSON record (DESIGN.md) of a structured one, for the rules' record loader."""
+    room = room_of(msg.room, "structured.room")
+    out: dict[str, Any] = {"variant": text(msg.variant, "structured.variant")}
+    out["room"] = room.to_dict()
+    kind = msg.deal.WhichOneof("kind")
+    if kind is None:
+        raise missing("structured.deal")
+    if kind == "seed":
+        out["deal"] = {"seed": text(msg.deal.seed, "structured.deal.seed")}
+    else:
+        ex = msg.deal.explicit
+        deal: dict[str, Any] = {"hands": list(ex.hands), "bottom": ex.bottom}
+        if ex.HasField("opener"):
+            deal["opener"] = ex.opener
+        out["deal"] = deal
+    if msg.HasField("first_bidder"):
+        out["first_bidder"] = msg.first_bidder
+    actions = []
+    for i, a in enumerate(msg.actions):
+        actions.append(_record_action(action_of(a, f"structured.actions[{i}]")))
+    out["actions"] = actions
+    return out
+
+
+def _record_action(action: rules.Action) -> dict[str, Any]:
+    if isinstance(action, rules.Timeout):
+        return {"seat": action.seat, "timeout": True}
+    if isinstance(action, rules.SetAutoplay):
+        return {"seat": action.seat, "autoplay": action.on}
+    from .rules.record import action_to_dict
+
+    return action_to_dict(action)
+
+
 # --------------------------------------------------------------------------- the servicer
 _Req = TypeVar("_Req")
 _Resp = TypeVar("_Resp")
@@ -166,9 +388,20 @@ def rpc(method: _Handler[_Req, _Resp]) -> _Handler[_Req, _Resp]:
     return handler
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _now() -> timestamp_pb2.Timestamp:
+    ts = timestamp_pb2.Timestamp()
+    ts.GetCurrentTime()
+    return ts
+
+
 class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
     def __init__(self, sealer: Sealer) -> None:
         self.sealer = sealer
+        self._states: OrderedDict[bytes, rules.GameState] = OrderedDict()
         self._variants = engine_pb2.ListVariantsResponse(
             variants=[variant_message(v) for v in rules.VARIANTS.values()]
         )
@@ -208,4 +441,213 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             raise rules_error(exc, "cards") from None
         return engine_pb2.ClassifyResponse(
             cards=rules.format_cards(cards), pattern=pattern_message(pattern)
+        )
+
+    # ------------------------------------------------------------------ tokens
+    def _open(self, msg: engine_pb2.GameToken, present: bool) -> rules.GameState:
+        if not present:
+            raise missing("state")
+        if not msg.token:
+            raise missing("state.token")
+        token = bytes(msg.token)
+        key = token + b"\x00" + msg.game_id.encode() + b"\x00" + str(msg.seq).encode()
+        state = self._states.get(key)
+        if state is not None:
+            self._states.move_to_end(key)
+            return state
+        try:
+            payload = self.sealer.open(token, msg.game_id, msg.seq)
+        except TokenInvalid as exc:
+            raise invalid(exc.reason, str(exc), "state.token") from None
+        try:
+            state = rules.GameState.from_dict(json.loads(payload))
+        except (ValueError, KeyError, TypeError, rules.RulesError, rules.VariantError):
+            # Only a token of an older, incompatible engine can get here: we sealed it.
+            raise invalid(
+                TokenInvalid.reason, "state token is from an incompatible engine", "state.token"
+            ) from None
+        self._remember(key, state)
+        return state
+
+    def _remember(self, key: bytes, state: rules.GameState) -> None:
+        self._states[key] = state
+        if len(self._states) > STATE_CACHE_SIZE:
+            self._states.popitem(last=False)
+
+    def _seal(self, state: rules.GameState, game_id: str, seq: int) -> engine_pb2.GameToken:
+        token = self.sealer.seal(_dumps(state.to_dict()).encode(), game_id, seq)
+        key = token + b"\x00" + game_id.encode() + b"\x00" + str(seq).encode()
+        self._remember(key, state)
+        return engine_pb2.GameToken(game_id=game_id, seq=seq, token=token)
+
+    @staticmethod
+    def _events(
+        events: list[rules.Event],
+        game_id: str,
+        first_seq: int,
+        actor: str,
+        cause: Any,
+        deadline: timestamp_pb2.Timestamp | None,
+    ) -> list[common_pb2.Event]:
+        now = _now()
+        out = []
+        for i, e in enumerate(events):
+            env = common_pb2.EventEnvelope(
+                game_id=game_id,
+                seq=first_seq + i,
+                server_time=now,
+                actor=actor,
+                cause=cause,
+                visibility=common_pb2.VISIBILITY_PUBLIC
+                if e.to is None
+                else common_pb2.VISIBILITY_SEAT,
+            )
+            if e.to is not None:
+                env.seat = e.to
+            if deadline is not None:
+                env.turn_deadline.CopyFrom(deadline)
+            data: Mapping[str, Any] = {"seat": e.seat, **e.data}
+            out.append(common_pb2.Event(envelope=env, type=e.type, data_json=_dumps(data)))
+        return out
+
+    # ------------------------------------------------------------------ game RPCs
+    @rpc
+    async def NewGame(
+        self, request: engine_pb2.NewGameRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> engine_pb2.NewGameResponse:
+        room = room_of(request.room)
+        v = variant_in_room(request.variant, room)
+        if not request.HasField("deal"):
+            raise missing("deal")
+        deal = deal_of(request.deal)
+        game_id = text(request.game_id, "game_id", required=False, limit=MAX_GAME_ID)
+        game_id = game_id or uuid.uuid4().hex
+        first_bidder = None
+        if request.HasField("first_bidder"):
+            first_bidder = seat_of(request.first_bidder, v, "first_bidder")
+        view_seat = None
+        if request.HasField("view_seat"):
+            view_seat = seat_of(request.view_seat, v, "view_seat")
+        actor = text(request.actor, "actor", required=False)
+        try:
+            state = rules.new_game(v.name, room, first_bidder=first_bidder, **deal)
+        except rules.RulesError as exc:
+            raise rules_error(exc, "deal" if exc.reason == "BAD_DEAL" else None) from None
+        events = rules.deal_events(state)
+        seq = len(events)
+        response = engine_pb2.NewGameResponse(
+            state=self._seal(state, game_id, seq),
+            events=self._events(events, game_id, 1, actor, common_pb2.CAUSE_UNSPECIFIED, None),
+            public_view=view_message(rules.public_view(state)),
+        )
+        if view_seat is not None:
+            response.seat_view.CopyFrom(view_message(rules.seat_view(state, view_seat)))
+        return response
+
+    @rpc
+    async def Apply(
+        self, request: engine_pb2.ApplyRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> engine_pb2.ApplyResponse:
+        if not request.HasField("action"):
+            raise missing("action")
+        action = action_of(request.action)
+        actor = text(request.actor, "actor", required=False)
+        state = self._open(request.state, request.HasField("state"))
+        view_seat = None
+        if request.HasField("view_seat"):
+            view_seat = seat_of(request.view_seat, state.variant, "view_seat")
+        try:
+            new, events = rules.apply(state, action)
+        except rules.RulesError as exc:
+            field = "action.seat" if exc.reason == "NO_SUCH_SEAT" else "action"
+            raise rules_error(exc, field) from None
+        game_id, seq = request.state.game_id, request.state.seq
+        cause = request.cause
+        if isinstance(action, rules.Timeout):
+            cause = common_pb2.CAUSE_TIMEOUT
+        elif cause == common_pb2.CAUSE_UNSPECIFIED:
+            cause = common_pb2.CAUSE_PLAYER
+        deadline = request.turn_deadline if request.HasField("turn_deadline") else None
+        response = engine_pb2.ApplyResponse(
+            state=self._seal(new, game_id, seq + len(events)),
+            events=self._events(events, game_id, seq + 1, actor, cause, deadline),
+            public_view=view_message(rules.public_view(new)),
+            game_over=new.over,
+        )
+        if view_seat is not None:
+            response.seat_view.CopyFrom(view_message(rules.seat_view(new, view_seat)))
+        if new.over and new.settlement is not None:
+            response.settlement.CopyFrom(settlement_message(new.settlement))
+        return response
+
+    @rpc
+    async def ListLegalActions(
+        self,
+        request: engine_pb2.ListLegalActionsRequest,
+        context: grpc.aio.ServicerContext[Any, Any],
+    ) -> engine_pb2.ListLegalActionsResponse:
+        state = self._open(request.state, request.HasField("state"))
+        response = engine_pb2.ListLegalActionsResponse(
+            actions=[action_message(a) for a in rules.legal_actions(state)]
+        )
+        if state.turn is not None:
+            response.seat = state.turn
+        return response
+
+    @rpc
+    async def GetHint(
+        self, request: engine_pb2.GetHintRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> engine_pb2.GetHintResponse:
+        state = self._open(request.state, request.HasField("state"))
+        if not request.HasField("seat"):
+            raise missing("seat")
+        seat = seat_of(request.seat, state.variant, "seat")
+        if state.over:
+            raise grpc_errors.failed("GAME_OVER", f"the game is over ({state.status.value})")
+        hint = rules.hint(state, seat)
+        response = engine_pb2.GetHintResponse()
+        if hint is not None:
+            response.hint.CopyFrom(action_message(hint))
+        return response
+
+    @rpc
+    async def GetSeatView(
+        self, request: engine_pb2.GetSeatViewRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> engine_pb2.GetSeatViewResponse:
+        state = self._open(request.state, request.HasField("state"))
+        if not request.HasField("seat"):
+            raise missing("seat")
+        seat = seat_of(request.seat, state.variant, "seat")
+        return engine_pb2.GetSeatViewResponse(view=view_message(rules.seat_view(state, seat)))
+
+    @rpc
+    async def Settle(
+        self, request: engine_pb2.SettleRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> engine_pb2.SettleResponse:
+        kind = request.WhichOneof("record")
+        if kind is None:
+            raise missing("record")
+        if kind == "record_json":
+            text(request.record_json, "record_json", limit=MAX_JSON * 16)
+            try:
+                data: Any = json.loads(request.record_json)
+            except (ValueError, RecursionError) as exc:
+                raise invalid(
+                    "BAD_RECORD", f"record_json is not JSON: {exc}", "record_json"
+                ) from None
+        else:
+            data = record_of(request.structured)
+        try:
+            state = rules.replay(data)
+        except rules.RulesError as exc:
+            raise rules_error(exc, "record") from None
+        except rules.VariantError as exc:
+            raise rules_error(exc, "record") from None
+        if state.settlement is None:
+            raise grpc_errors.failed(
+                "GAME_NOT_OVER", "the record ends before the game does", "record"
+            )
+        return engine_pb2.SettleResponse(
+            settlement=settlement_message(state.settlement),
+            final_view=view_message(rules.public_view(state)),
         )

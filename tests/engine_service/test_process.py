@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 import grpc
 import pytest
+from cardroom.v1 import engine_pb2, engine_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-from .conftest import TEST_KEYS
 
 
 def free_port() -> int:
@@ -49,7 +48,9 @@ def wait_serving(target: str, proc: subprocess.Popen[bytes], timeout: float = 30
 @pytest.fixture(scope="module")
 def served() -> Iterator[Served]:
     port = free_port()
-    env = {**os.environ, "CARDROOM_ENGINE_KEYS": TEST_KEYS, "CARDROOM_LOG_FORMAT": "json"}
+    # No key configured: the parent makes one and shares it with both workers.
+    env = {k: v for k, v in os.environ.items() if k != "CARDROOM_ENGINE_KEYS"}
+    env["CARDROOM_LOG_FORMAT"] = "json"
     cmd = [sys.executable, "-m", "services", "engine", "serve", "--port", str(port)]
     proc = subprocess.Popen(
         [*cmd, "--workers", "2", "--grace", "2"], env=env, stderr=subprocess.PIPE
@@ -64,6 +65,29 @@ def served() -> Iterator[Served]:
             proc.wait()
 
 
+def test_a_token_made_by_one_worker_opens_in_every_other(served: Served) -> None:
+    # Each channel with its own subchannel pool opens its own connection, and the kernel
+    # spreads connections over the two workers: with 8 of them, both workers see the token
+    # (all 8 on one worker has odds 1 in 128).
+    options = [("grpc.use_local_subchannel_pool", 1)]
+    with grpc.insecure_channel(served.target, options=options) as first:
+        stub = engine_pb2_grpc.EngineServiceStub(first)
+        game = stub.NewGame(
+            engine_pb2.NewGameRequest(variant="ddz3", deal=engine_pb2.Deal(seed="w")), timeout=10
+        )
+    turn = game.public_view.turn
+    for _ in range(8):
+        with grpc.insecure_channel(served.target, options=options) as channel:
+            stub = engine_pb2_grpc.EngineServiceStub(channel)
+            answer = stub.Apply(
+                engine_pb2.ApplyRequest(
+                    state=game.state, action=engine_pb2.Action(seat=turn, bid=1)
+                ),
+                timeout=10,
+            )
+            assert answer.state.seq > game.state.seq
+
+
 def test_sigterm_shuts_down_gracefully(served: Served) -> None:
     proc = served.proc
     start = time.monotonic()
@@ -71,4 +95,5 @@ def test_sigterm_shuts_down_gracefully(served: Served) -> None:
     _, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err.decode()[-2000:]
     assert time.monotonic() - start < 10
-    assert b'"event": "rpc"' in err or b"serving" in err
+    assert b"no state token key configured" in err  # the generated key was announced
+    assert err.count(b'"event": "stopped"') == 3  # both workers, then the supervisor

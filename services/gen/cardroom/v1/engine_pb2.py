@@ -22,33 +22,83 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from cardroom.v1 import common_pb2 as cardroom_dot_v1_dot_common__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdroom/v1/engine.proto\x12\x0b\x63\x61rdroom.v1\"\r\n\x0bPingRequest\"\x0e\n\x0cPingResponse\"\x15\n\x13ListVariantsRequest\">\n\x14ListVariantsResponse\x12&\n\x08variants\x18\x01 \x03(\x0b\x32\x14.cardroom.v1.Variant\"*\n\nBombFactor\x12\x0c\n\x04size\x18\x01 \x01(\x05\x12\x0e\n\x06\x66\x61\x63tor\x18\x02 \x01(\x05\"\xc7\x07\n\x07Variant\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x66\x61mily\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\r\n\x05\x64\x65\x63ks\x18\x04 \x01(\x05\x12\x0e\n\x06jokers\x18\x05 \x01(\x08\x12\x11\n\thand_size\x18\x06 \x01(\x05\x12\x13\n\x0b\x62ottom_size\x18\x07 \x01(\x05\x12\x15\n\rbottom_public\x18\x08 \x01(\x08\x12\x0f\n\x07\x62idding\x18\t \x01(\x08\x12\x0e\n\x06opener\x18\n \x01(\t\x12\x16\n\x0elandlord_share\x18\x0b \x01(\x05\x12\x16\n\x0emin_pair_chain\x18\x0c \x01(\x05\x12\x1b\n\x13\x63hain_wraps_ace_two\x18\r \x01(\x08\x12\x10\n\x08\x62omb_min\x18\x0e \x01(\x05\x12\x10\n\x08\x62omb_max\x18\x0f \x01(\x05\x12\x10\n\x08patterns\x18\x10 \x03(\t\x12\x14\n\x0cmin_straight\x18\x11 \x01(\x05\x12\x18\n\x10min_triple_chain\x18\x12 \x01(\x05\x12\x11\n\tmax_plane\x18\x13 \x01(\x05\x12\x10\n\x08\x61\x61\x61_bomb\x18\x14 \x01(\x08\x12\x18\n\x10\x61\x61\x61_bomb_highest\x18\x15 \x01(\x08\x12$\n\x1c\x66irst_lead_holds_spade_three\x18\x16 \x01(\x08\x12\x1e\n\x16\x62id_three_ends_bidding\x18\x17 \x01(\x08\x12\x12\n\nforced_bid\x18\x18 \x01(\x08\x12\x18\n\x10\x66orced_bid_bombs\x18\x19 \x01(\x05\x12\x11\n\tmax_deals\x18\x1a \x01(\x05\x12\x1b\n\x13rotate_first_bidder\x18\x1b \x01(\x08\x12\x18\n\x10show_hand_factor\x18\x1c \x01(\x05\x12-\n\x0c\x62omb_factors\x18\x1d \x03(\x0b\x32\x17.cardroom.v1.BombFactor\x12\x15\n\rrocket_factor\x18\x1e \x01(\x05\x12\x17\n\x0fled_bombs_count\x18\x1f \x01(\x08\x12\x15\n\rspring_factor\x18  \x01(\x05\x12\x1a\n\x12\x61nti_spring_factor\x18! \x01(\x05\x12\x13\n\x0b\x65scape_base\x18\" \x01(\x05\x12\x1a\n\x12\x65scape_card_factor\x18# \x01(\x05\x12\x17\n\x0fstart_timeout_s\x18$ \x01(\x05\x12\x15\n\rbid_timeout_s\x18% \x01(\x05\x12\x16\n\x0eturn_timeout_s\x18& \x01(\x05\x12\x1a\n\x12\x64isconnect_grace_s\x18\' \x01(\x05\x12\x0f\n\x07\x63hoices\x18\x64 \x03(\t\x12\x0f\n\x07\x61liases\x18\x65 \x03(\t\x12\x15\n\rrules_version\x18\x66 \x01(\x05\"p\n\x07Pattern\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0c\n\x04rank\x18\x02 \x01(\t\x12\x0e\n\x06length\x18\x03 \x01(\x05\x12\x0c\n\x04size\x18\x04 \x01(\x05\x12\x0b\n\x03low\x18\x05 \x01(\x08\x12\r\n\x05wings\x18\x06 \x01(\t\x12\x0f\n\x07reading\x18\x07 \x01(\t\"h\n\x0f\x43lassifyRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\r\n\x05\x63\x61rds\x18\x02 \x01(\t\x12\x0f\n\x07reading\x18\x03 \x01(\t\x12\x0c\n\x04last\x18\x04 \x01(\t\x12\x16\n\x0eoverrides_json\x18\x05 \x01(\t\"H\n\x10\x43lassifyResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x01(\t\x12%\n\x07pattern\x18\x02 \x01(\x0b\x32\x14.cardroom.v1.Pattern2\xea\x01\n\rEngineService\x12;\n\x04Ping\x12\x18.cardroom.v1.PingRequest\x1a\x19.cardroom.v1.PingResponse\x12S\n\x0cListVariants\x12 .cardroom.v1.ListVariantsRequest\x1a!.cardroom.v1.ListVariantsResponse\x12G\n\x08\x43lassify\x12\x1c.cardroom.v1.ClassifyRequest\x1a\x1d.cardroom.v1.ClassifyResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdroom/v1/engine.proto\x12\x0b\x63\x61rdroom.v1\x1a\x18\x63\x61rdroom/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"8\n\tGameToken\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x04\x12\r\n\x05token\x18\x03 \x01(\x0c\"+\n\tPlayCards\x12\r\n\x05\x63\x61rds\x18\x01 \x01(\t\x12\x0f\n\x07reading\x18\x02 \x01(\t\"\xb2\x01\n\x06\x41\x63tion\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\r\n\x03\x62id\x18\x02 \x01(\x05H\x00\x12\x0e\n\x04pass\x18\x03 \x01(\x08H\x00\x12&\n\x04play\x18\x04 \x01(\x0b\x32\x16.cardroom.v1.PlayCardsH\x00\x12\x13\n\tshow_hand\x18\x05 \x01(\x08H\x00\x12\x0f\n\x05leave\x18\x06 \x01(\x08H\x00\x12\x12\n\x08\x61utoplay\x18\x07 \x01(\x08H\x00\x12\x11\n\x07timeout\x18\x08 \x01(\x08H\x00\x42\x06\n\x04kind\"M\n\x0c\x45xplicitDeal\x12\r\n\x05hands\x18\x01 \x03(\t\x12\x0e\n\x06\x62ottom\x18\x02 \x01(\t\x12\x13\n\x06opener\x18\x03 \x01(\x05H\x00\x88\x01\x01\x42\t\n\x07_opener\"M\n\x04\x44\x65\x61l\x12\x0e\n\x04seed\x18\x01 \x01(\tH\x00\x12-\n\x08\x65xplicit\x18\x02 \x01(\x0b\x32\x19.cardroom.v1.ExplicitDealH\x00\x42\x06\n\x04kind\"\xf0\x02\n\x04View\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12!\n\x05phase\x18\x03 \x01(\x0e\x32\x12.cardroom.v1.Phase\x12\'\n\x06status\x18\x04 \x01(\x0e\x32\x17.cardroom.v1.GameStatus\x12\x11\n\x04turn\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x0e\n\x06\x63ounts\x18\x06 \x03(\x05\x12\x0c\n\x04hand\x18\x07 \x01(\t\x12\x15\n\x08landlord\x18\x08 \x01(\x05H\x02\x88\x01\x01\x12\x0e\n\x06\x62ottom\x18\t \x01(\t\x12\x11\n\tlast_play\x18\n \x01(\t\x12\x14\n\x0clast_pattern\x18\x0b \x01(\t\x12\x16\n\tlast_seat\x18\x0c \x01(\x05H\x03\x88\x01\x01\x12\x0b\n\x03\x62id\x18\r \x01(\x05\x12\x12\n\nshown_hand\x18\x0e \x01(\t\x12\x11\n\tview_json\x18\x0f \x01(\tB\x07\n\x05_seatB\x07\n\x05_turnB\x0b\n\t_landlordB\x0c\n\n_last_seat\"5\n\x06\x46\x61\x63tor\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03\x12\x0e\n\x06\x64\x65tail\x18\x03 \x01(\t\":\n\x0eSettlementStep\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x03\x12\x0b\n\x03how\x18\x03 \x01(\t\"\xf3\x02\n\nSettlement\x12\'\n\x06status\x18\x01 \x01(\x0e\x32\x17.cardroom.v1.GameStatus\x12\x0e\n\x06scores\x18\x02 \x03(\x03\x12\r\n\x05stake\x18\x03 \x01(\x03\x12\x15\n\x08landlord\x18\x04 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x06winner\x18\x05 \x01(\x05H\x01\x88\x01\x01\x12\x14\n\x07\x65scaper\x18\x06 \x01(\x05H\x02\x88\x01\x01\x12\x0b\n\x03\x62id\x18\x07 \x01(\x05\x12\x0c\n\x04\x62\x61se\x18\x08 \x01(\x03\x12$\n\x07\x66\x61\x63tors\x18\t \x03(\x0b\x32\x13.cardroom.v1.Factor\x12\x1d\n\x15multiplier_before_cap\x18\n \x01(\x03\x12\x12\n\nmultiplier\x18\x0b \x01(\x03\x12*\n\x05steps\x18\x0c \x03(\x0b\x32\x1b.cardroom.v1.SettlementStep\x12\x17\n\x0fsettlement_json\x18\r \x01(\tB\x0b\n\t_landlordB\t\n\x07_winnerB\n\n\x08_escaper\"\xd5\x01\n\x0eNewGameRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x1f\n\x04room\x18\x02 \x01(\x0b\x32\x11.cardroom.v1.Room\x12\x1f\n\x04\x64\x65\x61l\x18\x03 \x01(\x0b\x32\x11.cardroom.v1.Deal\x12\x19\n\x0c\x66irst_bidder\x18\x04 \x01(\x05H\x00\x88\x01\x01\x12\x0f\n\x07game_id\x18\x05 \x01(\t\x12\x16\n\tview_seat\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12\r\n\x05\x61\x63tor\x18\x07 \x01(\tB\x0f\n\r_first_bidderB\x0c\n\n_view_seat\"\xaa\x01\n\x0fNewGameResponse\x12%\n\x05state\x18\x01 \x01(\x0b\x32\x16.cardroom.v1.GameToken\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.cardroom.v1.Event\x12&\n\x0bpublic_view\x18\x03 \x01(\x0b\x32\x11.cardroom.v1.View\x12$\n\tseat_view\x18\x04 \x01(\x0b\x32\x11.cardroom.v1.View\"\xe5\x01\n\x0c\x41pplyRequest\x12%\n\x05state\x18\x01 \x01(\x0b\x32\x16.cardroom.v1.GameToken\x12#\n\x06\x61\x63tion\x18\x02 \x01(\x0b\x32\x13.cardroom.v1.Action\x12\x16\n\tview_seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\r\n\x05\x61\x63tor\x18\x04 \x01(\t\x12!\n\x05\x63\x61use\x18\x05 \x01(\x0e\x32\x12.cardroom.v1.Cause\x12\x31\n\rturn_deadline\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.TimestampB\x0c\n\n_view_seat\"\xe8\x01\n\rApplyResponse\x12%\n\x05state\x18\x01 \x01(\x0b\x32\x16.cardroom.v1.GameToken\x12\"\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x12.cardroom.v1.Event\x12&\n\x0bpublic_view\x18\x03 \x01(\x0b\x32\x11.cardroom.v1.View\x12$\n\tseat_view\x18\x04 \x01(\x0b\x32\x11.cardroom.v1.View\x12+\n\nsettlement\x18\x05 \x01(\x0b\x32\x17.cardroom.v1.Settlement\x12\x11\n\tgame_over\x18\x06 \x01(\x08\"@\n\x17ListLegalActionsRequest\x12%\n\x05state\x18\x01 \x01(\x0b\x32\x16.cardroom.v1.GameToken\"\\\n\x18ListLegalActionsResponse\x12\x11\n\x04seat\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12$\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x13.cardroom.v1.ActionB\x07\n\x05_seat\"S\n\x0eGetHintRequest\x12%\n\x05state\x18\x01 \x01(\x0b\x32\x16.cardroom.v1.GameToken\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"4\n\x0fGetHintResponse\x12!\n\x04hint\x18\x01 \x01(\x0b\x32\x13.cardroom.v1.Action\"W\n\x12GetSeatViewRequest\x12%\n\x05state\x18\x01 \x01(\x0b\x32\x16.cardroom.v1.GameToken\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"6\n\x13GetSeatViewResponse\x12\x1f\n\x04view\x18\x01 \x01(\x0b\x32\x11.cardroom.v1.View\"\xb1\x01\n\nGameRecord\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\x1f\n\x04room\x18\x02 \x01(\x0b\x32\x11.cardroom.v1.Room\x12\x1f\n\x04\x64\x65\x61l\x18\x03 \x01(\x0b\x32\x11.cardroom.v1.Deal\x12\x19\n\x0c\x66irst_bidder\x18\x04 \x01(\x05H\x00\x88\x01\x01\x12$\n\x07\x61\x63tions\x18\x05 \x03(\x0b\x32\x13.cardroom.v1.ActionB\x0f\n\r_first_bidder\"_\n\rSettleRequest\x12\x15\n\x0brecord_json\x18\x01 \x01(\tH\x00\x12-\n\nstructured\x18\x02 \x01(\x0b\x32\x17.cardroom.v1.GameRecordH\x00\x42\x08\n\x06record\"d\n\x0eSettleResponse\x12+\n\nsettlement\x18\x01 \x01(\x0b\x32\x17.cardroom.v1.Settlement\x12%\n\nfinal_view\x18\x02 \x01(\x0b\x32\x11.cardroom.v1.View\"\r\n\x0bPingRequest\"\x0e\n\x0cPingResponse\"\x15\n\x13ListVariantsRequest\">\n\x14ListVariantsResponse\x12&\n\x08variants\x18\x01 \x03(\x0b\x32\x14.cardroom.v1.Variant\"*\n\nBombFactor\x12\x0c\n\x04size\x18\x01 \x01(\x05\x12\x0e\n\x06\x66\x61\x63tor\x18\x02 \x01(\x05\"\xc7\x07\n\x07Variant\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0e\n\x06\x66\x61mily\x18\x02 \x01(\t\x12\x0f\n\x07players\x18\x03 \x01(\x05\x12\r\n\x05\x64\x65\x63ks\x18\x04 \x01(\x05\x12\x0e\n\x06jokers\x18\x05 \x01(\x08\x12\x11\n\thand_size\x18\x06 \x01(\x05\x12\x13\n\x0b\x62ottom_size\x18\x07 \x01(\x05\x12\x15\n\rbottom_public\x18\x08 \x01(\x08\x12\x0f\n\x07\x62idding\x18\t \x01(\x08\x12\x0e\n\x06opener\x18\n \x01(\t\x12\x16\n\x0elandlord_share\x18\x0b \x01(\x05\x12\x16\n\x0emin_pair_chain\x18\x0c \x01(\x05\x12\x1b\n\x13\x63hain_wraps_ace_two\x18\r \x01(\x08\x12\x10\n\x08\x62omb_min\x18\x0e \x01(\x05\x12\x10\n\x08\x62omb_max\x18\x0f \x01(\x05\x12\x10\n\x08patterns\x18\x10 \x03(\t\x12\x14\n\x0cmin_straight\x18\x11 \x01(\x05\x12\x18\n\x10min_triple_chain\x18\x12 \x01(\x05\x12\x11\n\tmax_plane\x18\x13 \x01(\x05\x12\x10\n\x08\x61\x61\x61_bomb\x18\x14 \x01(\x08\x12\x18\n\x10\x61\x61\x61_bomb_highest\x18\x15 \x01(\x08\x12$\n\x1c\x66irst_lead_holds_spade_three\x18\x16 \x01(\x08\x12\x1e\n\x16\x62id_three_ends_bidding\x18\x17 \x01(\x08\x12\x12\n\nforced_bid\x18\x18 \x01(\x08\x12\x18\n\x10\x66orced_bid_bombs\x18\x19 \x01(\x05\x12\x11\n\tmax_deals\x18\x1a \x01(\x05\x12\x1b\n\x13rotate_first_bidder\x18\x1b \x01(\x08\x12\x18\n\x10show_hand_factor\x18\x1c \x01(\x05\x12-\n\x0c\x62omb_factors\x18\x1d \x03(\x0b\x32\x17.cardroom.v1.BombFactor\x12\x15\n\rrocket_factor\x18\x1e \x01(\x05\x12\x17\n\x0fled_bombs_count\x18\x1f \x01(\x08\x12\x15\n\rspring_factor\x18  \x01(\x05\x12\x1a\n\x12\x61nti_spring_factor\x18! \x01(\x05\x12\x13\n\x0b\x65scape_base\x18\" \x01(\x05\x12\x1a\n\x12\x65scape_card_factor\x18# \x01(\x05\x12\x17\n\x0fstart_timeout_s\x18$ \x01(\x05\x12\x15\n\rbid_timeout_s\x18% \x01(\x05\x12\x16\n\x0eturn_timeout_s\x18& \x01(\x05\x12\x1a\n\x12\x64isconnect_grace_s\x18\' \x01(\x05\x12\x0f\n\x07\x63hoices\x18\x64 \x03(\t\x12\x0f\n\x07\x61liases\x18\x65 \x03(\t\x12\x15\n\rrules_version\x18\x66 \x01(\x05\"p\n\x07Pattern\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0c\n\x04rank\x18\x02 \x01(\t\x12\x0e\n\x06length\x18\x03 \x01(\x05\x12\x0c\n\x04size\x18\x04 \x01(\x05\x12\x0b\n\x03low\x18\x05 \x01(\x08\x12\r\n\x05wings\x18\x06 \x01(\t\x12\x0f\n\x07reading\x18\x07 \x01(\t\"h\n\x0f\x43lassifyRequest\x12\x0f\n\x07variant\x18\x01 \x01(\t\x12\r\n\x05\x63\x61rds\x18\x02 \x01(\t\x12\x0f\n\x07reading\x18\x03 \x01(\t\x12\x0c\n\x04last\x18\x04 \x01(\t\x12\x16\n\x0eoverrides_json\x18\x05 \x01(\t\"H\n\x10\x43lassifyResponse\x12\r\n\x05\x63\x61rds\x18\x01 \x01(\t\x12%\n\x07pattern\x18\x02 \x01(\x0b\x32\x14.cardroom.v1.Pattern*f\n\x05Phase\x12\x15\n\x11PHASE_UNSPECIFIED\x10\x00\x12\x11\n\rPHASE_BIDDING\x10\x01\x12\x13\n\x0fPHASE_SHOW_HAND\x10\x02\x12\x0e\n\nPHASE_PLAY\x10\x03\x12\x0e\n\nPHASE_OVER\x10\x04*\xa8\x01\n\nGameStatus\x12\x1b\n\x17GAME_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13GAME_STATUS_RUNNING\x10\x01\x12\x18\n\x14GAME_STATUS_FINISHED\x10\x02\x12\x17\n\x13GAME_STATUS_ESCAPED\x10\x03\x12\x19\n\x15GAME_STATUS_DISBANDED\x10\x04\x12\x16\n\x12GAME_STATUS_REDEAL\x10\x05\x32\xac\x05\n\rEngineService\x12;\n\x04Ping\x12\x18.cardroom.v1.PingRequest\x1a\x19.cardroom.v1.PingResponse\x12S\n\x0cListVariants\x12 .cardroom.v1.ListVariantsRequest\x1a!.cardroom.v1.ListVariantsResponse\x12G\n\x08\x43lassify\x12\x1c.cardroom.v1.ClassifyRequest\x1a\x1d.cardroom.v1.ClassifyResponse\x12\x44\n\x07NewGame\x12\x1b.cardroom.v1.NewGameRequest\x1a\x1c.cardroom.v1.NewGameResponse\x12>\n\x05\x41pply\x12\x19.cardroom.v1.ApplyRequest\x1a\x1a.cardroom.v1.ApplyResponse\x12_\n\x10ListLegalActions\x12$.cardroom.v1.ListLegalActionsRequest\x1a%.cardroom.v1.ListLegalActionsResponse\x12\x44\n\x07GetHint\x12\x1b.cardroom.v1.GetHintRequest\x1a\x1c.cardroom.v1.GetHintResponse\x12P\n\x0bGetSeatView\x12\x1f.cardroom.v1.GetSeatViewRequest\x1a .cardroom.v1.GetSeatViewResponse\x12\x41\n\x06Settle\x12\x1a.cardroom.v1.SettleRequest\x1a\x1b.cardroom.v1.SettleResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardroom.v1.engine_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_PINGREQUEST']._serialized_start=41
-  _globals['_PINGREQUEST']._serialized_end=54
-  _globals['_PINGRESPONSE']._serialized_start=56
-  _globals['_PINGRESPONSE']._serialized_end=70
-  _globals['_LISTVARIANTSREQUEST']._serialized_start=72
-  _globals['_LISTVARIANTSREQUEST']._serialized_end=93
-  _globals['_LISTVARIANTSRESPONSE']._serialized_start=95
-  _globals['_LISTVARIANTSRESPONSE']._serialized_end=157
-  _globals['_BOMBFACTOR']._serialized_start=159
-  _globals['_BOMBFACTOR']._serialized_end=201
-  _globals['_VARIANT']._serialized_start=204
-  _globals['_VARIANT']._serialized_end=1171
-  _globals['_PATTERN']._serialized_start=1173
-  _globals['_PATTERN']._serialized_end=1285
-  _globals['_CLASSIFYREQUEST']._serialized_start=1287
-  _globals['_CLASSIFYREQUEST']._serialized_end=1391
-  _globals['_CLASSIFYRESPONSE']._serialized_start=1393
-  _globals['_CLASSIFYRESPONSE']._serialized_end=1465
-  _globals['_ENGINESERVICE']._serialized_start=1468
-  _globals['_ENGINESERVICE']._serialized_end=1702
+  _globals['_PHASE']._serialized_start=4507
+  _globals['_PHASE']._serialized_end=4609
+  _globals['_GAMESTATUS']._serialized_start=4612
+  _globals['_GAMESTATUS']._serialized_end=4780
+  _globals['_GAMETOKEN']._serialized_start=100
+  _globals['_GAMETOKEN']._serialized_end=156
+  _globals['_PLAYCARDS']._serialized_start=158
+  _globals['_PLAYCARDS']._serialized_end=201
+  _globals['_ACTION']._serialized_start=204
+  _globals['_ACTION']._serialized_end=382
+  _globals['_EXPLICITDEAL']._serialized_start=384
+  _globals['_EXPLICITDEAL']._serialized_end=461
+  _globals['_DEAL']._serialized_start=463
+  _globals['_DEAL']._serialized_end=540
+  _globals['_VIEW']._serialized_start=543
+  _globals['_VIEW']._serialized_end=911
+  _globals['_FACTOR']._serialized_start=913
+  _globals['_FACTOR']._serialized_end=966
+  _globals['_SETTLEMENTSTEP']._serialized_start=968
+  _globals['_SETTLEMENTSTEP']._serialized_end=1026
+  _globals['_SETTLEMENT']._serialized_start=1029
+  _globals['_SETTLEMENT']._serialized_end=1400
+  _globals['_NEWGAMEREQUEST']._serialized_start=1403
+  _globals['_NEWGAMEREQUEST']._serialized_end=1616
+  _globals['_NEWGAMERESPONSE']._serialized_start=1619
+  _globals['_NEWGAMERESPONSE']._serialized_end=1789
+  _globals['_APPLYREQUEST']._serialized_start=1792
+  _globals['_APPLYREQUEST']._serialized_end=2021
+  _globals['_APPLYRESPONSE']._serialized_start=2024
+  _globals['_APPLYRESPONSE']._serialized_end=2256
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=2258
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=2322
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=2324
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=2416
+  _globals['_GETHINTREQUEST']._serialized_start=2418
+  _globals['_GETHINTREQUEST']._serialized_end=2501
+  _globals['_GETHINTRESPONSE']._serialized_start=2503
+  _globals['_GETHINTRESPONSE']._serialized_end=2555
+  _globals['_GETSEATVIEWREQUEST']._serialized_start=2557
+  _globals['_GETSEATVIEWREQUEST']._serialized_end=2644
+  _globals['_GETSEATVIEWRESPONSE']._serialized_start=2646
+  _globals['_GETSEATVIEWRESPONSE']._serialized_end=2700
+  _globals['_GAMERECORD']._serialized_start=2703
+  _globals['_GAMERECORD']._serialized_end=2880
+  _globals['_SETTLEREQUEST']._serialized_start=2882
+  _globals['_SETTLEREQUEST']._serialized_end=2977
+  _globals['_SETTLERESPONSE']._serialized_start=2979
+  _globals['_SETTLERESPONSE']._serialized_end=3079
+  _globals['_PINGREQUEST']._serialized_start=3081
+  _globals['_PINGREQUEST']._serialized_end=3094
+  _globals['_PINGRESPONSE']._serialized_start=3096
+  _globals['_PINGRESPONSE']._serialized_end=3110
+  _globals['_LISTVARIANTSREQUEST']._serialized_start=3112
+  _globals['_LISTVARIANTSREQUEST']._serialized_end=3133
+  _globals['_LISTVARIANTSRESPONSE']._serialized_start=3135
+  _globals['_LISTVARIANTSRESPONSE']._serialized_end=3197
+  _globals['_BOMBFACTOR']._serialized_start=3199
+  _globals['_BOMBFACTOR']._serialized_end=3241
+  _globals['_VARIANT']._serialized_start=3244
+  _globals['_VARIANT']._serialized_end=4211
+  _globals['_PATTERN']._serialized_start=4213
+  _globals['_PATTERN']._serialized_end=4325
+  _globals['_CLASSIFYREQUEST']._serialized_start=4327
+  _globals['_CLASSIFYREQUEST']._serialized_end=4431
+  _globals['_CLASSIFYRESPONSE']._serialized_start=4433
+  _globals['_CLASSIFYRESPONSE']._serialized_end=4505
+  _globals['_ENGINESERVICE']._serialized_start=4783
+  _globals['_ENGINESERVICE']._serialized_end=5467
 # @@protoc_insertion_point(module_scope)

@@ -1,10 +1,316 @@
+import datetime
+
+from cardroom.v1 import common_pb2 as _common_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    PHASE_UNSPECIFIED: _ClassVar[Phase]
+    PHASE_BIDDING: _ClassVar[Phase]
+    PHASE_SHOW_HAND: _ClassVar[Phase]
+    PHASE_PLAY: _ClassVar[Phase]
+    PHASE_OVER: _ClassVar[Phase]
+
+class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    GAME_STATUS_UNSPECIFIED: _ClassVar[GameStatus]
+    GAME_STATUS_RUNNING: _ClassVar[GameStatus]
+    GAME_STATUS_FINISHED: _ClassVar[GameStatus]
+    GAME_STATUS_ESCAPED: _ClassVar[GameStatus]
+    GAME_STATUS_DISBANDED: _ClassVar[GameStatus]
+    GAME_STATUS_REDEAL: _ClassVar[GameStatus]
+PHASE_UNSPECIFIED: Phase
+PHASE_BIDDING: Phase
+PHASE_SHOW_HAND: Phase
+PHASE_PLAY: Phase
+PHASE_OVER: Phase
+GAME_STATUS_UNSPECIFIED: GameStatus
+GAME_STATUS_RUNNING: GameStatus
+GAME_STATUS_FINISHED: GameStatus
+GAME_STATUS_ESCAPED: GameStatus
+GAME_STATUS_DISBANDED: GameStatus
+GAME_STATUS_REDEAL: GameStatus
+
+class GameToken(_message.Message):
+    __slots__ = ("game_id", "seq", "token")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    TOKEN_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    seq: int
+    token: bytes
+    def __init__(self, game_id: _Optional[str] = ..., seq: _Optional[int] = ..., token: _Optional[bytes] = ...) -> None: ...
+
+class PlayCards(_message.Message):
+    __slots__ = ("cards", "reading")
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    READING_FIELD_NUMBER: _ClassVar[int]
+    cards: str
+    reading: str
+    def __init__(self, cards: _Optional[str] = ..., reading: _Optional[str] = ...) -> None: ...
+
+class Action(_message.Message):
+    __slots__ = ("seat", "bid", "play", "show_hand", "leave", "autoplay", "timeout")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    PASS_FIELD_NUMBER: _ClassVar[int]
+    PLAY_FIELD_NUMBER: _ClassVar[int]
+    SHOW_HAND_FIELD_NUMBER: _ClassVar[int]
+    LEAVE_FIELD_NUMBER: _ClassVar[int]
+    AUTOPLAY_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bid: int
+    play: PlayCards
+    show_hand: bool
+    leave: bool
+    autoplay: bool
+    timeout: bool
+    def __init__(self, seat: _Optional[int] = ..., bid: _Optional[int] = ..., play: _Optional[_Union[PlayCards, _Mapping]] = ..., show_hand: _Optional[bool] = ..., leave: _Optional[bool] = ..., autoplay: _Optional[bool] = ..., timeout: _Optional[bool] = ..., **kwargs) -> None: ...
+
+class ExplicitDeal(_message.Message):
+    __slots__ = ("hands", "bottom", "opener")
+    HANDS_FIELD_NUMBER: _ClassVar[int]
+    BOTTOM_FIELD_NUMBER: _ClassVar[int]
+    OPENER_FIELD_NUMBER: _ClassVar[int]
+    hands: _containers.RepeatedScalarFieldContainer[str]
+    bottom: str
+    opener: int
+    def __init__(self, hands: _Optional[_Iterable[str]] = ..., bottom: _Optional[str] = ..., opener: _Optional[int] = ...) -> None: ...
+
+class Deal(_message.Message):
+    __slots__ = ("seed", "explicit")
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    EXPLICIT_FIELD_NUMBER: _ClassVar[int]
+    seed: str
+    explicit: ExplicitDeal
+    def __init__(self, seed: _Optional[str] = ..., explicit: _Optional[_Union[ExplicitDeal, _Mapping]] = ...) -> None: ...
+
+class View(_message.Message):
+    __slots__ = ("variant", "seat", "phase", "status", "turn", "counts", "hand", "landlord", "bottom", "last_play", "last_pattern", "last_seat", "bid", "shown_hand", "view_json")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    COUNTS_FIELD_NUMBER: _ClassVar[int]
+    HAND_FIELD_NUMBER: _ClassVar[int]
+    LANDLORD_FIELD_NUMBER: _ClassVar[int]
+    BOTTOM_FIELD_NUMBER: _ClassVar[int]
+    LAST_PLAY_FIELD_NUMBER: _ClassVar[int]
+    LAST_PATTERN_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEAT_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_HAND_FIELD_NUMBER: _ClassVar[int]
+    VIEW_JSON_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    seat: int
+    phase: Phase
+    status: GameStatus
+    turn: int
+    counts: _containers.RepeatedScalarFieldContainer[int]
+    hand: str
+    landlord: int
+    bottom: str
+    last_play: str
+    last_pattern: str
+    last_seat: int
+    bid: int
+    shown_hand: str
+    view_json: str
+    def __init__(self, variant: _Optional[str] = ..., seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., turn: _Optional[int] = ..., counts: _Optional[_Iterable[int]] = ..., hand: _Optional[str] = ..., landlord: _Optional[int] = ..., bottom: _Optional[str] = ..., last_play: _Optional[str] = ..., last_pattern: _Optional[str] = ..., last_seat: _Optional[int] = ..., bid: _Optional[int] = ..., shown_hand: _Optional[str] = ..., view_json: _Optional[str] = ...) -> None: ...
+
+class Factor(_message.Message):
+    __slots__ = ("name", "value", "detail")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    DETAIL_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    value: int
+    detail: str
+    def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ..., detail: _Optional[str] = ...) -> None: ...
+
+class SettlementStep(_message.Message):
+    __slots__ = ("name", "value", "how")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    HOW_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    value: int
+    how: str
+    def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ..., how: _Optional[str] = ...) -> None: ...
+
+class Settlement(_message.Message):
+    __slots__ = ("status", "scores", "stake", "landlord", "winner", "escaper", "bid", "base", "factors", "multiplier_before_cap", "multiplier", "steps", "settlement_json")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    STAKE_FIELD_NUMBER: _ClassVar[int]
+    LANDLORD_FIELD_NUMBER: _ClassVar[int]
+    WINNER_FIELD_NUMBER: _ClassVar[int]
+    ESCAPER_FIELD_NUMBER: _ClassVar[int]
+    BID_FIELD_NUMBER: _ClassVar[int]
+    BASE_FIELD_NUMBER: _ClassVar[int]
+    FACTORS_FIELD_NUMBER: _ClassVar[int]
+    MULTIPLIER_BEFORE_CAP_FIELD_NUMBER: _ClassVar[int]
+    MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    SETTLEMENT_JSON_FIELD_NUMBER: _ClassVar[int]
+    status: GameStatus
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    stake: int
+    landlord: int
+    winner: int
+    escaper: int
+    bid: int
+    base: int
+    factors: _containers.RepeatedCompositeFieldContainer[Factor]
+    multiplier_before_cap: int
+    multiplier: int
+    steps: _containers.RepeatedCompositeFieldContainer[SettlementStep]
+    settlement_json: str
+    def __init__(self, status: _Optional[_Union[GameStatus, str]] = ..., scores: _Optional[_Iterable[int]] = ..., stake: _Optional[int] = ..., landlord: _Optional[int] = ..., winner: _Optional[int] = ..., escaper: _Optional[int] = ..., bid: _Optional[int] = ..., base: _Optional[int] = ..., factors: _Optional[_Iterable[_Union[Factor, _Mapping]]] = ..., multiplier_before_cap: _Optional[int] = ..., multiplier: _Optional[int] = ..., steps: _Optional[_Iterable[_Union[SettlementStep, _Mapping]]] = ..., settlement_json: _Optional[str] = ...) -> None: ...
+
+class NewGameRequest(_message.Message):
+    __slots__ = ("variant", "room", "deal", "first_bidder", "game_id", "view_seat", "actor")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    FIRST_BIDDER_FIELD_NUMBER: _ClassVar[int]
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VIEW_SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    room: _common_pb2.Room
+    deal: Deal
+    first_bidder: int
+    game_id: str
+    view_seat: int
+    actor: str
+    def __init__(self, variant: _Optional[str] = ..., room: _Optional[_Union[_common_pb2.Room, _Mapping]] = ..., deal: _Optional[_Union[Deal, _Mapping]] = ..., first_bidder: _Optional[int] = ..., game_id: _Optional[str] = ..., view_seat: _Optional[int] = ..., actor: _Optional[str] = ...) -> None: ...
+
+class NewGameResponse(_message.Message):
+    __slots__ = ("state", "events", "public_view", "seat_view")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_VIEW_FIELD_NUMBER: _ClassVar[int]
+    SEAT_VIEW_FIELD_NUMBER: _ClassVar[int]
+    state: GameToken
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]
+    public_view: View
+    seat_view: View
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., public_view: _Optional[_Union[View, _Mapping]] = ..., seat_view: _Optional[_Union[View, _Mapping]] = ...) -> None: ...
+
+class ApplyRequest(_message.Message):
+    __slots__ = ("state", "action", "view_seat", "actor", "cause", "turn_deadline")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    VIEW_SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    TURN_DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    state: GameToken
+    action: Action
+    view_seat: int
+    actor: str
+    cause: _common_pb2.Cause
+    turn_deadline: _timestamp_pb2.Timestamp
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., view_seat: _Optional[int] = ..., actor: _Optional[str] = ..., cause: _Optional[_Union[_common_pb2.Cause, str]] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ApplyResponse(_message.Message):
+    __slots__ = ("state", "events", "public_view", "seat_view", "settlement", "game_over")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_VIEW_FIELD_NUMBER: _ClassVar[int]
+    SEAT_VIEW_FIELD_NUMBER: _ClassVar[int]
+    SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
+    GAME_OVER_FIELD_NUMBER: _ClassVar[int]
+    state: GameToken
+    events: _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]
+    public_view: View
+    seat_view: View
+    settlement: Settlement
+    game_over: bool
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., public_view: _Optional[_Union[View, _Mapping]] = ..., seat_view: _Optional[_Union[View, _Mapping]] = ..., settlement: _Optional[_Union[Settlement, _Mapping]] = ..., game_over: _Optional[bool] = ...) -> None: ...
+
+class ListLegalActionsRequest(_message.Message):
+    __slots__ = ("state",)
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    state: GameToken
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ...) -> None: ...
+
+class ListLegalActionsResponse(_message.Message):
+    __slots__ = ("seat", "actions")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    actions: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, seat: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
+
+class GetHintRequest(_message.Message):
+    __slots__ = ("state", "seat")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    state: GameToken
+    seat: int
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class GetHintResponse(_message.Message):
+    __slots__ = ("hint",)
+    HINT_FIELD_NUMBER: _ClassVar[int]
+    hint: Action
+    def __init__(self, hint: _Optional[_Union[Action, _Mapping]] = ...) -> None: ...
+
+class GetSeatViewRequest(_message.Message):
+    __slots__ = ("state", "seat")
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    state: GameToken
+    seat: int
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class GetSeatViewResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: View
+    def __init__(self, view: _Optional[_Union[View, _Mapping]] = ...) -> None: ...
+
+class GameRecord(_message.Message):
+    __slots__ = ("variant", "room", "deal", "first_bidder", "actions")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    DEAL_FIELD_NUMBER: _ClassVar[int]
+    FIRST_BIDDER_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    room: _common_pb2.Room
+    deal: Deal
+    first_bidder: int
+    actions: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, variant: _Optional[str] = ..., room: _Optional[_Union[_common_pb2.Room, _Mapping]] = ..., deal: _Optional[_Union[Deal, _Mapping]] = ..., first_bidder: _Optional[int] = ..., actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
+
+class SettleRequest(_message.Message):
+    __slots__ = ("record_json", "structured")
+    RECORD_JSON_FIELD_NUMBER: _ClassVar[int]
+    STRUCTURED_FIELD_NUMBER: _ClassVar[int]
+    record_json: str
+    structured: GameRecord
+    def __init__(self, record_json: _Optional[str] = ..., structured: _Optional[_Union[GameRecord, _Mapping]] = ...) -> None: ...
+
+class SettleResponse(_message.Message):
+    __slots__ = ("settlement", "final_view")
+    SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
+    FINAL_VIEW_FIELD_NUMBER: _ClassVar[int]
+    settlement: Settlement
+    final_view: View
+    def __init__(self, settlement: _Optional[_Union[Settlement, _Mapping]] = ..., final_view: _Optional[_Union[View, _Mapping]] = ...) -> None: ...
 
 class PingRequest(_message.Message):
     __slots__ = ()

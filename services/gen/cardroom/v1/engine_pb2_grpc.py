@@ -49,6 +49,36 @@ class EngineServiceStub:
                 request_serializer=cardroom_dot_v1_dot_engine__pb2.ClassifyRequest.SerializeToString,
                 response_deserializer=cardroom_dot_v1_dot_engine__pb2.ClassifyResponse.FromString,
                 _registered_method=True)
+        self.NewGame = channel.unary_unary(
+                '/cardroom.v1.EngineService/NewGame',
+                request_serializer=cardroom_dot_v1_dot_engine__pb2.NewGameRequest.SerializeToString,
+                response_deserializer=cardroom_dot_v1_dot_engine__pb2.NewGameResponse.FromString,
+                _registered_method=True)
+        self.Apply = channel.unary_unary(
+                '/cardroom.v1.EngineService/Apply',
+                request_serializer=cardroom_dot_v1_dot_engine__pb2.ApplyRequest.SerializeToString,
+                response_deserializer=cardroom_dot_v1_dot_engine__pb2.ApplyResponse.FromString,
+                _registered_method=True)
+        self.ListLegalActions = channel.unary_unary(
+                '/cardroom.v1.EngineService/ListLegalActions',
+                request_serializer=cardroom_dot_v1_dot_engine__pb2.ListLegalActionsRequest.SerializeToString,
+                response_deserializer=cardroom_dot_v1_dot_engine__pb2.ListLegalActionsResponse.FromString,
+                _registered_method=True)
+        self.GetHint = channel.unary_unary(
+                '/cardroom.v1.EngineService/GetHint',
+                request_serializer=cardroom_dot_v1_dot_engine__pb2.GetHintRequest.SerializeToString,
+                response_deserializer=cardroom_dot_v1_dot_engine__pb2.GetHintResponse.FromString,
+                _registered_method=True)
+        self.GetSeatView = channel.unary_unary(
+                '/cardroom.v1.EngineService/GetSeatView',
+                request_serializer=cardroom_dot_v1_dot_engine__pb2.GetSeatViewRequest.SerializeToString,
+                response_deserializer=cardroom_dot_v1_dot_engine__pb2.GetSeatViewResponse.FromString,
+                _registered_method=True)
+        self.Settle = channel.unary_unary(
+                '/cardroom.v1.EngineService/Settle',
+                request_serializer=cardroom_dot_v1_dot_engine__pb2.SettleRequest.SerializeToString,
+                response_deserializer=cardroom_dot_v1_dot_engine__pb2.SettleResponse.FromString,
+                _registered_method=True)
 
 
 class EngineServiceServicer:
@@ -82,6 +112,72 @@ class EngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def NewGame(self, request, context):
+        """Deal a new game (from a seed, or an explicit deal) in a room.  Returns its first token,
+        the deal events (one private "deal" event per seat with its hand, and a public one with
+        the counts) and the public view (plus one seat's view when view_seat is set).
+        Errors: MISSING_FIELD (variant, deal), UNKNOWN_VARIANT, INVALID_ROOM (room.*),
+        INVALID_OVERRIDE (room.overrides_json.*), INVALID_FIELD (game_id, deal.seed),
+        INVALID_CARDS (deal.explicit.*), BAD_DEAL (deal), NO_SUCH_SEAT (first_bidder,
+        view_seat, deal.explicit.opener).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Apply(self, request, context):
+        """Apply one action to a game: the next token, the events the action produced (numbered on
+        from the token's seq), the public view, one seat's view when asked, and the settlement
+        when the game ends.  A refused action leaves the game as it was (keep the old token).
+        Errors: MISSING_FIELD (state, state.token, action, action.kind),
+        STATE_TOKEN_INVALID (state), NO_SUCH_SEAT (action.seat, view_seat),
+        INVALID_CARDS (action.play.cards), CARDS_NOT_IN_DECK, NOT_A_PATTERN, BAD_BID,
+        BAD_ACTION, and FAILED_PRECONDITION: NOT_YOUR_TURN, CARDS_NOT_IN_HAND, DOES_NOT_BEAT,
+        MUST_LEAD, MUST_HOLD_SPADE_THREE, BID_TOO_LOW, MUST_BID, WRONG_PHASE, GAME_OVER.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListLegalActions(self, request, context):
+        """Every bid, pass, show hand and play the seat to move may make now (leaving and auto-play
+        switches, open to every seat at any time, are not listed).  Empty when the game is over.
+        Errors: MISSING_FIELD (state), STATE_TOKEN_INVALID (state).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetHint(self, request, context):
+        """One stable suggestion for a seat: its auto-play move when it is to move, else none.
+        Errors: MISSING_FIELD (state, seat), STATE_TOKEN_INVALID, NO_SUCH_SEAT (seat),
+        GAME_OVER (FAILED_PRECONDITION).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetSeatView(self, request, context):
+        """What one seat may see (RULES.md §7): the only state a player-facing caller forwards.
+        Errors: MISSING_FIELD (state, seat), STATE_TOKEN_INVALID (state), NO_SUCH_SEAT (seat).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Settle(self, request, context):
+        """Replay a whole game record (DESIGN.md "The game record", as JSON or structured) and
+        return its final settlement.
+        Errors: MISSING_FIELD (record), BAD_RECORD (record_json / record.* with the field path),
+        UNKNOWN_VARIANT, INVALID_ROOM, INVALID_OVERRIDE, BAD_DEAL, and for an illegal action
+        of the record its own reason (FAILED_PRECONDITION or INVALID_ARGUMENT as in Apply)
+        with field "actions[i]" and metadata index and seat; GAME_NOT_OVER
+        (FAILED_PRECONDITION) when the record stops before the game ends.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EngineServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -99,6 +195,36 @@ def add_EngineServiceServicer_to_server(servicer, server):
                     servicer.Classify,
                     request_deserializer=cardroom_dot_v1_dot_engine__pb2.ClassifyRequest.FromString,
                     response_serializer=cardroom_dot_v1_dot_engine__pb2.ClassifyResponse.SerializeToString,
+            ),
+            'NewGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.NewGame,
+                    request_deserializer=cardroom_dot_v1_dot_engine__pb2.NewGameRequest.FromString,
+                    response_serializer=cardroom_dot_v1_dot_engine__pb2.NewGameResponse.SerializeToString,
+            ),
+            'Apply': grpc.unary_unary_rpc_method_handler(
+                    servicer.Apply,
+                    request_deserializer=cardroom_dot_v1_dot_engine__pb2.ApplyRequest.FromString,
+                    response_serializer=cardroom_dot_v1_dot_engine__pb2.ApplyResponse.SerializeToString,
+            ),
+            'ListLegalActions': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLegalActions,
+                    request_deserializer=cardroom_dot_v1_dot_engine__pb2.ListLegalActionsRequest.FromString,
+                    response_serializer=cardroom_dot_v1_dot_engine__pb2.ListLegalActionsResponse.SerializeToString,
+            ),
+            'GetHint': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetHint,
+                    request_deserializer=cardroom_dot_v1_dot_engine__pb2.GetHintRequest.FromString,
+                    response_serializer=cardroom_dot_v1_dot_engine__pb2.GetHintResponse.SerializeToString,
+            ),
+            'GetSeatView': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetSeatView,
+                    request_deserializer=cardroom_dot_v1_dot_engine__pb2.GetSeatViewRequest.FromString,
+                    response_serializer=cardroom_dot_v1_dot_engine__pb2.GetSeatViewResponse.SerializeToString,
+            ),
+            'Settle': grpc.unary_unary_rpc_method_handler(
+                    servicer.Settle,
+                    request_deserializer=cardroom_dot_v1_dot_engine__pb2.SettleRequest.FromString,
+                    response_serializer=cardroom_dot_v1_dot_engine__pb2.SettleResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -182,6 +308,168 @@ class EngineService:
             '/cardroom.v1.EngineService/Classify',
             cardroom_dot_v1_dot_engine__pb2.ClassifyRequest.SerializeToString,
             cardroom_dot_v1_dot_engine__pb2.ClassifyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def NewGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardroom.v1.EngineService/NewGame',
+            cardroom_dot_v1_dot_engine__pb2.NewGameRequest.SerializeToString,
+            cardroom_dot_v1_dot_engine__pb2.NewGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Apply(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardroom.v1.EngineService/Apply',
+            cardroom_dot_v1_dot_engine__pb2.ApplyRequest.SerializeToString,
+            cardroom_dot_v1_dot_engine__pb2.ApplyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLegalActions(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardroom.v1.EngineService/ListLegalActions',
+            cardroom_dot_v1_dot_engine__pb2.ListLegalActionsRequest.SerializeToString,
+            cardroom_dot_v1_dot_engine__pb2.ListLegalActionsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHint(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardroom.v1.EngineService/GetHint',
+            cardroom_dot_v1_dot_engine__pb2.GetHintRequest.SerializeToString,
+            cardroom_dot_v1_dot_engine__pb2.GetHintResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetSeatView(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardroom.v1.EngineService/GetSeatView',
+            cardroom_dot_v1_dot_engine__pb2.GetSeatViewRequest.SerializeToString,
+            cardroom_dot_v1_dot_engine__pb2.GetSeatViewResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Settle(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardroom.v1.EngineService/Settle',
+            cardroom_dot_v1_dot_engine__pb2.SettleRequest.SerializeToString,
+            cardroom_dot_v1_dot_engine__pb2.SettleResponse.FromString,
             options,
             channel_credentials,
             insecure,
