@@ -6,8 +6,12 @@ s, h, c, d.  A lead lists every reading of an ambiguous set of cards as its own 
 player names the reading); a follow lists each set of cards once, read as the reading that
 beats the last play (RULES.md §3).
 
-The generator works on per-rank counts and only builds the kinds that can answer the last
-play, which is what makes following fast.
+How it is fast: everything that depends only on the variant is built once per variant — every
+possible body (the run or rank a pattern is built on) of every kind, as a rank bitmask with
+its interned :class:`Pattern`, sorted by comparison order.  A hand is reduced to per-rank
+counts and one bitmask per multiplicity ("ranks held at least u times"), so testing a body is
+one AND, and a follow starts with a binary search past every body that cannot beat the last
+play.  Only the kinds that can answer the last play are built.
 
 >>> from .variants import variant
 >>> from .cards import parse_cards
@@ -18,43 +22,178 @@ play, which is what makes following fast.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Sequence
 from itertools import combinations
-from typing import Final
+from operator import eq
+from typing import Final, NamedTuple
 
-from .cards import ACE, CARDS, RANK_OF
+from .cards import ACE, CARDS, Card
 from .kinds import SHAPES, Kind, Wings
-from .patterns import (
-    Pattern,
-    Play,
-    beats,
-    bomb_pattern,
-    check_in_deck,
-    classify,
-    rocket_pattern,
-)
-from .variants import Run, Variant
+from .patterns import Pattern, Play, bomb_pattern, check_in_deck, classify, rocket_pattern
+from .variants import Variant
+
+_tuple_new: Final = tuple.__new__
+_NEG: Final = -(1 << 30)
+
+
+class _Body(NamedTuple):
+    mask: int  # one bit per body rank
+    ranks: tuple[int, ...]  # rank indices in the order the cards are laid out
+    pattern: Pattern
+
+
+class _Kind(NamedTuple):
+    """The bodies of one kind and length, indexed for enumeration from a hand's bitmasks."""
+
+    by_start: dict[int, _Body]  # lowest rank (high-order runs and single ranks) -> body
+    low: tuple[_Body, ...]  # zhengshangyou2's low-order runs (A 2 3 …), lowest first
+    span: int  # ranks that must be present from the start bit: k for runs, 1 otherwise
+
+
+class _Tables:
+    """Everything the generator needs that depends on the variant only."""
+
+    def __init__(self, v: Variant) -> None:
+        self.kinds = tuple(k for k in Kind if k in v.patterns)
+        self.bodies: dict[tuple[Kind, int], _Kind] = {}
+        self.lengths: dict[Kind, tuple[int, ...]] = {}
+        # Bits of the ranks a high-order chain may use (3..A, or 3..2 with the A/2 rule).
+        self.chain_ranks = (1 << (len(v.runs) - 1)) - 1
+        for kind in self.kinds:
+            if kind is Kind.BOMB or kind is Kind.ROCKET:
+                continue
+            unit, chain, wings, wing_count = SHAPES[kind]
+            per_rank = unit + wing_count * (2 if wings is Wings.PAIRS else 1)
+            if chain:
+                lo, hi = v.min_chain(kind), len(v.runs) - 1
+                if wings is not Wings.NONE and v.max_plane:
+                    hi = min(hi, v.max_plane)
+                lengths = tuple(range(lo, hi + 1))
+            else:
+                lengths = (1,)
+            self.lengths[kind] = lengths
+            for k in lengths:
+                by_start: dict[int, _Body] = {}
+                low: list[_Body] = []
+                if chain:
+                    for run in v.runs[k]:
+                        ranks = tuple(sorted(run.ranks))
+                        pattern = Pattern(kind, run.top, k, per_rank * k, run.low, run.order)
+                        body = _Body(_mask(ranks), ranks, pattern)
+                        if run.low:
+                            low.append(body)
+                        else:
+                            by_start[run.ranks[0]] = body
+                else:
+                    for r in range(15):
+                        if v.copies[r] < unit or (kind is Kind.TRIPLE and r == ACE and v.aaa_bomb):
+                            continue  # zsy1: three aces alone are the AAA bomb
+                        pattern = Pattern(kind, r, 1, per_rank, False, r)
+                        by_start[r] = _Body(1 << r, (r,), pattern)
+                low.sort(key=lambda b: b.pattern.order)
+                self.bodies[kind, k] = _Kind(by_start, tuple(low), k if chain else 1)
+        bombs: list[tuple[int, int, Pattern]] = []
+        if Kind.BOMB in v.patterns:
+            for r in range(13):
+                sizes = list(range(v.bomb_min, min(v.copies[r], v.bomb_max) + 1))
+                if r == ACE and v.aaa_bomb:
+                    sizes.insert(0, 3)
+                bombs += [(r, size, bomb_pattern(v, r, size)) for size in sizes]
+        bombs.sort(key=lambda b: b[2].order)
+        self.bombs = tuple(bombs)
+        self.bomb_orders = [b[2].order for b in bombs]
+        self.min_bomb = min((size for _, size, _ in bombs), default=99)
+        self.rocket = rocket_pattern(v) if v.rocket_counts and Kind.ROCKET in v.patterns else None
+
+
+def _present(t: _Tables, entry: _Kind, have: int, chain: bool, last: Pattern | None) -> list[_Body]:
+    """The bodies of one kind and length that ``have`` (ranks held at least ``unit`` times)
+    can make and that beat ``last`` — found from the bits, not by trying every body."""
+    found: list[_Body] = []
+    if entry.low:
+        for low_body in entry.low:
+            if low_body.mask & have == low_body.mask and (
+                last is None or low_body.pattern.order > last.order
+            ):
+                found.append(low_body)
+    if chain:
+        span = entry.span
+        usable = have & t.chain_ranks
+        starts = usable
+        for i in range(1, span):
+            starts &= usable >> i
+            if not starts:
+                return found
+        if last is not None and last.order >= 0:
+            # A high-order run's order is its top rank: start + span - 1.
+            starts &= ~((1 << (last.order - span + 2)) - 1) if last.order - span + 2 > 0 else -1
+    else:
+        starts = have
+        if last is not None:
+            starts &= ~((1 << (last.order + 1)) - 1)
+    by_start = entry.by_start
+    while starts:
+        low_bit = starts & -starts
+        body = by_start.get(low_bit.bit_length() - 1)
+        if body is not None:
+            found.append(body)
+        starts ^= low_bit
+    return found
+
+
+def _mask(ranks: Sequence[int]) -> int:
+    m = 0
+    for r in ranks:
+        m |= 1 << r
+    return m
+
+
+_RANK_STARTS: Final = (*range(0, 53, 4), 53, 54)  # first card id of each rank, then the end
+
+
+def _fits_deck(v: Variant, ordered: tuple[Card, ...]) -> bool:
+    """Whether a sorted hand holds each card at most as often as the deck (fast path)."""
+    if not ordered:
+        return True
+    if not v.jokers and ordered[-1] >= 52:
+        return False
+    return not any(map(eq, ordered, ordered[v.decks :]))
+
+
+def _tables(v: Variant) -> _Tables:
+    # Built once per variant value and kept on it (Variant is frozen, so this is the same
+    # per-instance cache functools.cached_property keeps).
+    found: _Tables | None = v.__dict__.get("_move_tables")
+    if found is None:
+        found = _Tables(v)
+        v.__dict__["_move_tables"] = found
+    return found
 
 
 class _Hand:
-    """Per-rank counts and the cards of each rank (lowest suit first)."""
+    """A hand reduced for generation: cards by rank and "held at least u times" bitmasks."""
 
-    __slots__ = ("by_rank", "counts")
+    __slots__ = ("by_rank", "counts", "have")
 
     def __init__(self, v: Variant, cards: Sequence[int]) -> None:
-        self.counts = check_in_deck(v, cards)
-        by_rank: list[list[int]] = [[] for _ in range(15)]
-        for c in sorted(cards):
-            by_rank[RANK_OF[c]].append(c)
+        ordered = tuple(sorted(map(CARDS.__getitem__, cards)))
+        if not _fits_deck(v, ordered):
+            check_in_deck(v, ordered)  # raises CardsNotInDeck naming the card
+        # Card ids sort by rank, so each rank is one slice of the sorted hand.
+        at = [bisect_left(ordered, b) for b in _RANK_STARTS]
+        by_rank = [ordered[at[r] : at[r + 1]] for r in range(15)]
+        counts = [at[r + 1] - at[r] for r in range(15)]
+        have = [0] * 9
+        for r in range(15):
+            n = counts[r]
+            if n:
+                bit = 1 << r
+                for u in range(1, n + 1):
+                    have[u] |= bit
+        self.counts = counts
         self.by_rank = by_rank
-
-    def take(self, used: Sequence[tuple[int, int]]) -> tuple[int, ...]:
-        """Concrete cards for (rank, count) pairs: the lowest suits of each rank."""
-        out: list[int] = []
-        by_rank = self.by_rank
-        for rank, n in used:
-            out.extend(by_rank[rank][:n])
-        return tuple(CARDS[c] for c in out)
+        self.have = have
 
 
 def legal_plays(
@@ -68,234 +207,240 @@ def legal_plays(
     default way), its :class:`Pattern` or its :class:`Play` — or empty for a lead.  Passing
     is not a play: it is the caller's move whenever ``last`` is not empty.
     """
-    last_pattern = _last_pattern(v, last)
-    h = _Hand(v, hand)
-    if last_pattern is None:
-        return tuple(_lead(v, h))
-    return tuple(_follow(v, h, last_pattern))
-
-
-def _last_pattern(v: Variant, last: Sequence[int] | Pattern | Play) -> Pattern | None:
-    if isinstance(last, Pattern):
-        return last
     if isinstance(last, Play):
-        return last.pattern
-    if not last:
-        return None
-    return classify(v, last)
-
-
-def _lead(v: Variant, h: _Hand) -> Iterator[Play]:
-    patterns = v.patterns
-    for kind in _GEN_ORDER:
-        if kind in patterns:
-            yield from _generate(v, h, kind, None)
-
-
-def _follow(v: Variant, h: _Hand, last: Pattern) -> Iterator[Play]:
-    kind = last.kind
+        last_pattern: Pattern | None = last.pattern
+    elif isinstance(last, Pattern):
+        last_pattern = last
+    else:
+        last_pattern = classify(v, last) if last else None
+    t = _tables(v)
+    h = _Hand(v, hand)
+    out: list[Play] = []
+    if last_pattern is None:
+        for kind in t.kinds:
+            _generate(v, t, h, kind, None, out)
+        return tuple(out)
+    kind = last_pattern.kind
     if kind is Kind.ROCKET:
-        return
+        return ()
     if kind is not Kind.BOMB:
-        yield from _generate(v, h, kind, last)
+        _generate(v, t, h, kind, last_pattern, out)
         if kind is Kind.STRAIGHT and Kind.STRAIGHT_FLUSH in v.patterns:
-            yield from _generate(v, h, Kind.STRAIGHT_FLUSH, last)
-    yield from _generate(v, h, Kind.BOMB, last)
-    yield from _generate(v, h, Kind.ROCKET, last)
+            _generate(v, t, h, Kind.STRAIGHT_FLUSH, last_pattern, out)
+    _bombs(t, h, last_pattern, out)
+    _rocket(v, t, h, out)
+    return tuple(out)
 
 
-_GEN_ORDER: Final = tuple(Kind)
-
-
-def _generate(v: Variant, h: _Hand, kind: Kind, last: Pattern | None) -> Iterator[Play]:
-    """Plays of one kind that beat ``last`` (any of the kind when None)."""
-    counts = h.counts
+def _generate(
+    v: Variant, t: _Tables, h: _Hand, kind: Kind, last: Pattern | None, out: list[Play]
+) -> None:
+    """Append the plays of one kind that beat ``last`` (every one of the kind when None)."""
     if kind is Kind.BOMB:
-        yield from _bombs(v, h, last)
+        _bombs(t, h, last, out)
         return
     if kind is Kind.ROCKET:
-        rc = v.rocket_counts
-        if rc is not None and counts[13] >= rc[13] and counts[14] >= rc[14]:
-            p = rocket_pattern(v)
-            if beats(p, last):
-                yield Play(h.take(((13, rc[13]), (14, rc[14]))), p)
+        _rocket(v, t, h, out)
         return
     if kind is Kind.STRAIGHT_FLUSH:
-        yield from _straight_flushes(v, h, last)
+        _straight_flushes(t, h, last, out)
+        return
+    if last is None:
+        lengths = t.lengths[kind]
+    elif last.kind is kind:
+        lengths = (last.length,)
+    else:
         return
     unit, chain, wings, wing_count = SHAPES[kind]
-    if last is not None:
-        lengths = [last.length]
-    elif chain:
-        lo = v.min_chain(kind)
-        hi = len(v.runs) - 1
-        if wings is not Wings.NONE and v.max_plane:
-            hi = min(hi, v.max_plane)
-        lengths = list(range(lo, hi + 1))
-    else:
-        lengths = [1]
-    min_order = last.order if last is not None else -(1 << 30)
+    have = h.have[unit] if unit < len(h.have) else 0
+    if not have:
+        return
+    by_rank = h.by_rank
     flush_aware = kind is Kind.STRAIGHT and Kind.STRAIGHT_FLUSH in v.patterns
     for k in lengths:
-        if chain:
-            bodies: Sequence[Run] = v.runs[k] if k < len(v.runs) else ()
-        else:
-            bodies = [Run((r,), r, False, r) for r in range(15) if counts[r] >= unit]
+        entry = t.bodies.get((kind, k))
+        if entry is None:
+            continue
+        bodies = _present(t, entry, have, chain, last)
         if wings is Wings.NONE:
-            for body in bodies:
-                if body.order <= min_order or any(counts[r] < unit for r in body.ranks):
+            for mask, ranks, pattern in bodies:
+                if mask & have != mask:
                     continue
                 if chain:
-                    p = Pattern(kind, body.top, k, unit * k, body.low, body.order)
+                    cards: tuple[Card, ...] = ()
+                    for r in ranks:
+                        cards += by_rank[r][:unit]
+                    if flush_aware and _one_suit(cards):
+                        plain = _plain_straight_cards(h, ranks)
+                        if plain is None:
+                            continue
+                        cards = plain
                 else:
-                    single = _single_rank(v, kind, body.top)
-                    if single is None:
-                        continue
-                    p = single
-                if flush_aware:
-                    cards = _plain_straight_cards(h, body.ranks)
-                    if cards is not None:
-                        yield Play(cards, p)
-                else:
-                    yield Play(h.take([(r, unit) for r in body.ranks]), p)
+                    cards = by_rank[ranks[0]][:unit]
+                out.append(_tuple_new(Play, (cards, pattern)))
             continue
-        # Bodies with kickers.  Card-kicker planes can give one set of cards two readings
-        # (333444555+666 / 444555666+333): leads keep each reading, follows keep the best.
-        dedupe = chain and wings is Wings.CARDS
-        seen: dict[tuple[tuple[int, int], ...], int] = {}
-        out: list[Play] = []
         n_wings = k * wing_count
-        size = k * unit + n_wings * (2 if wings is Wings.PAIRS else 1)
-        for body in bodies:
-            if body.order <= min_order or any(counts[r] < unit for r in body.ranks):
+        wing_sets = _pair_wings if wings is Wings.PAIRS else _card_wings
+        # Card-kicker planes can give one set of cards two readings (333444555+666 and
+        # 444555666+333): a lead lists each reading, a follow the highest one that beats.
+        seen: dict[tuple[Card, ...], int] | None = (
+            {} if chain and wings is Wings.CARDS and last is not None else None
+        )
+        for mask, ranks, pattern in bodies:
+            if mask & have != mask:
                 continue
-            body_ranks = body.ranks
-            p = Pattern(kind, body.top, k, size, body.low, body.order)
-            if wings is Wings.PAIRS:
-                options = [r for r in range(15) if counts[r] >= 2 and r not in body_ranks]
-                wing_sets: Iterator[tuple[tuple[int, int], ...]] = (
-                    tuple((r, 2) for r in combo)
-                    for combo in combinations(options, n_wings)
-                    # BJBJ + RJRJ as wings would split the heavenly bomb
-                    if not (13 in combo and 14 in combo)
-                )
-            else:
-                wing_sets = _card_wings(v, counts, body_ranks, n_wings)
-            for wing in wing_sets:
-                used = sorted([(r, unit) for r in body_ranks] + list(wing))
-                play = Play(h.take(used), p)
-                if not dedupe:
-                    yield play
+            body_cards: tuple[Card, ...] = ()
+            for r in ranks:
+                body_cards += by_rank[r][:unit]
+            for wing_cards in wing_sets(v, h, mask, n_wings):
+                cards = tuple(sorted(body_cards + wing_cards))  # Play.cards are sorted
+                if seen is None:
+                    out.append(_tuple_new(Play, (cards, pattern)))
                     continue
-                key = tuple(used)
-                if last is None:
-                    out.append(play)  # every reading is its own lead
-                elif key in seen:
-                    if p.order > out[seen[key]].pattern.order:
-                        out[seen[key]] = play
-                else:
-                    seen[key] = len(out)
-                    out.append(play)
-        yield from out
+                at = seen.get(cards)
+                if at is None:
+                    seen[cards] = len(out)
+                    out.append(_tuple_new(Play, (cards, pattern)))
+                elif pattern.order > out[at].pattern.order:
+                    out[at] = _tuple_new(Play, (cards, pattern))
 
 
-def _single_rank(v: Variant, kind: Kind, rank: int) -> Pattern | None:
-    """The single, pair or triple of one rank; None where the game reads it otherwise."""
-    if kind is Kind.TRIPLE and rank == ACE and v.aaa_bomb:
-        return None  # zsy1: three aces alone are the AAA bomb
-    unit = SHAPES[kind].unit
-    return Pattern(kind, rank, 1, unit, False, rank)
+def _one_suit(cards: tuple[Card, ...]) -> bool:
+    suit = cards[0] & 3
+    return all(c & 3 == suit for c in cards)
 
 
-def _card_wings(
-    v: Variant, counts: list[int], body: tuple[int, ...], n: int
-) -> Iterator[tuple[tuple[int, int], ...]]:
-    """Multisets of n kicker cards (as (rank, count) pairs) from ranks outside the body,
-    never holding a bomb, an AAA bomb or every joker of the game."""
-    caps = []
-    cap_all = v.bomb_min - 1
-    for r in range(15):
-        if r in body or not counts[r]:
+def _pair_wings(v: Variant, h: _Hand, body_mask: int, n: int) -> list[tuple[Card, ...]]:
+    """n pairs of distinct ranks outside the body, never BJBJ + RJRJ (the heavenly bomb)."""
+    pairs = h.have[2] & ~body_mask
+    if not pairs:
+        return []
+    by_rank = h.by_rank
+    options = [r for r in range(15) if pairs >> r & 1]
+    out: list[tuple[Card, ...]] = []
+    for combo in combinations(options, n):
+        if combo[-1] == 14 and 13 in combo:
             continue
-        cap = min(counts[r], cap_all)
-        if r == ACE and v.aaa_bomb:
-            cap = min(cap, 2)
-        caps.append((r, cap))
-    no_rocket = v.jokers
-    decks = v.decks
+        cards: tuple[Card, ...] = ()
+        for r in combo:
+            cards += by_rank[r][:2]
+        out.append(cards)
+    return out
+
+
+def _card_wings(v: Variant, h: _Hand, body_mask: int, n: int) -> list[tuple[Card, ...]]:
+    """Multisets of n kicker cards from ranks outside the body — never a bomb, an AAA bomb
+    or every joker of the game — as the lowest suits of each rank."""
+    by_rank = h.by_rank
+    counts = h.counts
+    cap_all = v.bomb_min - 1
+    caps: list[tuple[int, int]] = []
+    for r in range(15):
+        c = counts[r]
+        if c and not body_mask >> r & 1:
+            cap = c if c < cap_all else cap_all
+            if r == ACE and v.aaa_bomb and cap > 2:
+                cap = 2
+            caps.append((r, cap))
+    if n == 1:
+        return [by_rank[r][:1] for r, _ in caps]
+    rocket = (v.decks, v.decks) if v.jokers else None
+    if n == 2:
+        # The common case (four + two, triple + two, planes of two): pairs, then two ranks.
+        out = [by_rank[r][:2] for r, cap in caps if cap >= 2]
+        firsts = [(r, by_rank[r][:1]) for r, _ in caps]
+        for i, (r1, c1) in enumerate(firsts):
+            for r2, c2 in firsts[i + 1 :]:
+                if r2 == 14 and r1 == 13 and rocket == (1, 1):
+                    continue  # BJ + RJ is the rocket of a one-deck game
+                out.append(c1 + c2)
+        return out
+    out = []
     chosen: list[tuple[int, int]] = []
 
-    def rec(i: int, left: int) -> Iterator[tuple[tuple[int, int], ...]]:
+    def rec(i: int, left: int) -> None:
         if left == 0:
-            if no_rocket:
-                got = dict(chosen)
-                if got.get(13, 0) == decks and got.get(14, 0) == decks:
-                    return
-            yield tuple(chosen)
+            if (
+                rocket is not None
+                and len(chosen) >= 2
+                and chosen[-1][0] == 14
+                and chosen[-2][0] == 13
+                and (chosen[-2][1], chosen[-1][1]) == rocket
+            ):
+                return  # every joker of the game: the rocket is never split as kickers
+            cards: tuple[Card, ...] = ()
+            for r, take in chosen:
+                cards += by_rank[r][:take]
+            out.append(cards)
             return
-        if i == len(caps):
-            return
-        r, cap = caps[i]
-        for take in range(min(cap, left), 0, -1):
-            chosen.append((r, take))
-            yield from rec(i + 1, left - take)
-            chosen.pop()
-        yield from rec(i + 1, left)
+        for j in range(i, len(caps)):
+            r, cap = caps[j]
+            for take in range(min(cap, left), 0, -1):
+                chosen.append((r, take))
+                rec(j + 1, left - take)
+                chosen.pop()
 
-    return rec(0, n)
+    rec(0, n)
+    return out
 
 
-def _plain_straight_cards(h: _Hand, ranks: tuple[int, ...]) -> tuple[int, ...] | None:
+def _plain_straight_cards(h: _Hand, ranks: tuple[int, ...]) -> tuple[Card, ...] | None:
     """Cards for a straight that is not a straight flush, or None when every choice is one
     suit (then the hand can only play it as a straight flush)."""
     by_rank = h.by_rank
     picked = [by_rank[r][0] for r in ranks]
     suit = picked[0] & 3
-    if any(c & 3 != suit for c in picked):
-        return tuple(CARDS[c] for c in sorted(picked))
     for i in range(len(ranks) - 1, -1, -1):
         for c in by_rank[ranks[i]]:
             if c & 3 != suit:
                 picked[i] = c
-                return tuple(CARDS[c] for c in sorted(picked))
+                return tuple(sorted(picked))
     return None
 
 
-def _straight_flushes(v: Variant, h: _Hand, last: Pattern | None) -> Iterator[Play]:
-    by_suit: list[set[int]] = [set() for _ in range(4)]
+def _straight_flushes(t: _Tables, h: _Hand, last: Pattern | None, out: list[Play]) -> None:
+    suit_masks = [0, 0, 0, 0]
     for r in range(13):
         for c in h.by_rank[r]:
-            by_suit[c & 3].add(r)
-    if last is not None:
-        lengths = [last.length]
-        min_order = last.order if last.kind is Kind.STRAIGHT_FLUSH else -(1 << 30)
+            suit_masks[c & 3] |= 1 << r
+    if last is None:
+        lengths = t.lengths[Kind.STRAIGHT_FLUSH]
+    elif last.kind is Kind.STRAIGHT or last.kind is Kind.STRAIGHT_FLUSH:
+        lengths = (last.length,)
     else:
-        lengths = list(range(v.min_straight, len(v.runs)))
-        min_order = -(1 << 30)
+        return
+    above = last if last is not None and last.kind is Kind.STRAIGHT_FLUSH else None
     for k in lengths:
-        if k >= len(v.runs):
+        entry = t.bodies.get((Kind.STRAIGHT_FLUSH, k))
+        if entry is None:
             continue
-        for run in v.runs[k]:
-            if run.order <= min_order:
-                continue
+        for mask, ranks, pattern in _present(t, entry, h.have[1], True, above):
             for suit in range(4):
-                have = by_suit[suit]
-                if all(r in have for r in run.ranks):
-                    p = Pattern(Kind.STRAIGHT_FLUSH, run.top, k, k, run.low, run.order)
-                    yield Play(tuple(CARDS[r * 4 + suit] for r in sorted(run.ranks)), p)
+                if mask & suit_masks[suit] == mask:
+                    cards = tuple([CARDS[r * 4 + suit] for r in ranks])
+                    out.append(_tuple_new(Play, (cards, pattern)))
 
 
-def _bombs(v: Variant, h: _Hand, last: Pattern | None) -> Iterator[Play]:
+def _bombs(t: _Tables, h: _Hand, last: Pattern | None, out: list[Play]) -> None:
+    if t.min_bomb >= len(h.have) or not h.have[t.min_bomb]:
+        return
+    bombs = t.bombs
+    if last is not None and last.kind is Kind.BOMB:
+        bombs = bombs[bisect_right(t.bomb_orders, last.order) :]
+    counts, by_rank = h.counts, h.by_rank
+    for r, size, pattern in bombs:
+        if counts[r] >= size:
+            out.append(_tuple_new(Play, (by_rank[r][:size], pattern)))
+
+
+def _rocket(v: Variant, t: _Tables, h: _Hand, out: list[Play]) -> None:
+    rc = v.rocket_counts
+    if t.rocket is None or rc is None:
+        return
     counts = h.counts
-    for r in range(13):
-        c = counts[r]
-        sizes = list(range(v.bomb_min, min(c, v.bomb_max) + 1))
-        if r == ACE and v.aaa_bomb and c >= 3:
-            sizes.insert(0, 3)
-        for size in sizes:
-            p = bomb_pattern(v, r, size)
-            if beats(p, last):
-                yield Play(h.take(((r, size),)), p)
+    if counts[13] >= rc[13] and counts[14] >= rc[14]:
+        cards = h.by_rank[13][: rc[13]] + h.by_rank[14][: rc[14]]
+        out.append(_tuple_new(Play, (cards, t.rocket)))
 
 
 def count_plays(v: Variant, hand: Sequence[int], last: Sequence[int] | Pattern | Play = ()) -> int:
