@@ -69,6 +69,20 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "run the engine gRPC service (health, reflection, one worker per core)",
         _SERVE,
     ),
+    "loadtest": (
+        "services.engine.loadtest:loadtest_main",
+        "drive an engine server with real game traffic and print req/s and latency",
+        [
+            (("--target", "-t"), {"default": "127.0.0.1:50051", "help": "HOST:PORT"}),
+            (("--rpc",), {"choices": ["apply", "baseline"], "default": "apply"}),
+            (("--concurrency", "-c"), {"type": int, "default": 32, "help": "calls in flight"}),
+            (("--duration", "-d"), {"type": float, "default": 10.0, "help": "seconds"}),
+            (("--processes",), {"type": int, "default": 2, "help": "client processes"}),
+            (("--variant", "-v"), {"default": "doudizhu3"}),
+            (("--rate",), {"type": float, "default": 0.0, "help": "total req/s; 0 = flat out"}),
+            (("--json",), {"action": "store_true", "help": "print the result as JSON"}),
+        ],
+    ),
 }
 
 

@@ -1,0 +1,217 @@
+"""``cardroom loadtest``: drive an engine server and report requests/second and latency.
+
+``--rpc apply`` plays real games: each client task deals a game (NewGame), then lists the
+legal actions of the seat to move and applies a random one, until the game ends, and starts
+over.  ``--rpc baseline`` sends the empty Ping, so the cost of the rules can be read against
+the cost of gRPC itself on the same server in the same run.  Clients run in several processes
+(a Python process is one core), each with ``concurrency / processes`` calls in flight;
+``--rate`` paces them to a total request rate instead of running flat out.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Result:
+    rpc: str
+    duration_s: float
+    requests: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    #: Latencies in ms, per method.
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    games: int = 0
+
+    def merge(self, other: Result) -> None:
+        self.requests += other.requests
+        self.errors.update(other.errors)
+        self.games += other.games
+        for method, values in other.latencies.items():
+            self.latencies.setdefault(method, []).extend(values)
+
+    def summary(self) -> dict[str, Any]:
+        every = sorted(v for values in self.latencies.values() for v in values)
+        out: dict[str, Any] = {
+            "rpc": self.rpc,
+            "duration_s": round(self.duration_s, 2),
+            "requests": self.requests,
+            "rps": round(self.requests / self.duration_s, 1) if self.duration_s else 0.0,
+            "errors": dict(self.errors),
+            "games": self.games,
+            **percentiles(every),
+            "methods": {},
+        }
+        for method, values in sorted(self.latencies.items()):
+            values.sort()
+            out["methods"][method] = {
+                "requests": len(values),
+                "rps": round(len(values) / self.duration_s, 1) if self.duration_s else 0.0,
+                **percentiles(values),
+            }
+        return out
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"p50_ms": 0.0, "p95_ms": 0.0, "p99_ms": 0.0}
+
+    def at(q: float) -> float:
+        return round(values[min(len(values) - 1, int(q * len(values)))], 3)
+
+    return {"p50_ms": at(0.50), "p95_ms": at(0.95), "p99_ms": at(0.99)}
+
+
+async def _client(
+    target: str, rpc: str, tasks: int, duration: float, rate: float, variant: str, seed: int
+) -> Result:
+    import grpc
+    from cardroom.v1 import engine_pb2, engine_pb2_grpc
+
+    result = Result(rpc, duration)
+    rnd = random.Random(seed)
+    stop_at = time.perf_counter() + duration
+    interval = tasks / rate if rate > 0 else 0.0
+
+    async with grpc.aio.insecure_channel(target) as channel:
+        make_stub: Any = engine_pb2_grpc.EngineServiceStub  # generated, untyped
+        stub = make_stub(channel)
+
+        async def call(method: str, fn: Any, request: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                answer = await fn(request, timeout=10)
+            except grpc.aio.AioRpcError as exc:
+                result.errors[f"{method}:{exc.code().name}"] += 1
+                answer = None
+            result.requests += 1
+            result.latencies.setdefault(method, []).append((time.perf_counter() - start) * 1e3)
+            if interval:
+                await asyncio.sleep(max(0.0, interval - (time.perf_counter() - start)))
+            return answer
+
+        async def baseline() -> None:
+            ping = engine_pb2.PingRequest()
+            while time.perf_counter() < stop_at:
+                await call("Ping", stub.Ping, ping)
+
+        async def games() -> None:
+            while time.perf_counter() < stop_at:
+                deal = engine_pb2.Deal(seed=f"load-{rnd.getrandbits(48):x}")
+                game = await call(
+                    "NewGame", stub.NewGame, engine_pb2.NewGameRequest(variant=variant, deal=deal)
+                )
+                if game is None:
+                    continue
+                state = game.state
+                while time.perf_counter() < stop_at:
+                    legal = await call(
+                        "ListLegalActions",
+                        stub.ListLegalActions,
+                        engine_pb2.ListLegalActionsRequest(state=state),
+                    )
+                    if legal is None or not legal.actions:
+                        break
+                    action = legal.actions[rnd.randrange(len(legal.actions))]
+                    answer = await call(
+                        "Apply", stub.Apply, engine_pb2.ApplyRequest(state=state, action=action)
+                    )
+                    if answer is None:
+                        break
+                    state = answer.state
+                    if answer.game_over:
+                        result.games += 1
+                        break
+
+        body = baseline if rpc == "baseline" else games
+        await asyncio.gather(*(body() for _ in range(tasks)))
+    return result
+
+
+def _process_main(args: tuple[Any, ...], queue: Any) -> None:
+    queue.put(asyncio.run(_client(*args)))
+
+
+def run(
+    target: str,
+    rpc: str = "apply",
+    concurrency: int = 32,
+    duration: float = 10.0,
+    processes: int = 2,
+    variant: str = "doudizhu3",
+    rate: float = 0.0,
+) -> Result:
+    """Run the load and return the merged result of every client process."""
+    processes = max(1, min(processes, concurrency))
+    ctx = multiprocessing.get_context("spawn")
+    queue = ctx.Queue()
+    per = [
+        concurrency // processes + (1 if i < concurrency % processes else 0)
+        for i in range(processes)
+    ]
+    procs = [
+        ctx.Process(
+            target=_process_main,
+            args=((target, rpc, n, duration, rate / processes, variant, i), queue),
+        )
+        for i, n in enumerate(per)
+    ]
+    for p in procs:
+        p.start()
+    total = Result(rpc, duration)
+    for _ in procs:
+        total.merge(queue.get(timeout=duration + 60))
+    for p in procs:
+        p.join()
+    return total
+
+
+def format_summary(s: dict[str, Any]) -> str:
+    lines = [
+        f"{s['rpc']}: {s['rps']:.0f} req/s over {s['duration_s']} s "
+        f"({s['requests']} requests, {s['games']} games finished)",
+        f"  latency p50 {s['p50_ms']:.2f} ms  p95 {s['p95_ms']:.2f} ms  p99 {s['p99_ms']:.2f} ms",
+    ]
+    for method, m in s["methods"].items():
+        lines.append(
+            f"  {method:<17} {m['rps']:>8.0f} req/s  p50 {m['p50_ms']:.2f}  "
+            f"p95 {m['p95_ms']:.2f}  p99 {m['p99_ms']:.2f} ms"
+        )
+    errors = s["errors"]
+    lines.append("  errors: " + (", ".join(f"{k} ×{v}" for k, v in errors.items()) or "none"))
+    return "\n".join(lines)
+
+
+def loadtest_main(args: argparse.Namespace) -> int:
+    if args.concurrency < 1 or args.duration <= 0 or args.processes < 1:
+        print(
+            "cardroom loadtest: error: concurrency, duration, processes must be > 0",
+            file=sys.stderr,
+        )
+        return 2
+    print(
+        f"loadtest {args.rpc} → {args.target}: {args.concurrency} in flight from "
+        f"{args.processes} processes for {args.duration} s…",
+        file=sys.stderr,
+    )
+    result = run(
+        args.target,
+        args.rpc,
+        args.concurrency,
+        args.duration,
+        args.processes,
+        args.variant,
+        args.rate,
+    )
+    summary = result.summary()
+    print(json.dumps(summary) if args.json else format_summary(summary))
+    return 1 if summary["requests"] == 0 else 0
