@@ -1,35 +1,43 @@
-"""``make run``: a short tour of what cardroom does today, run through the real CLI."""
+"""``make run``: start the engine service on localhost and show how to call it.
+
+It keeps running until Ctrl-C (then shuts down gracefully).  The port comes from
+CARDROOM_ENGINE_PORT (default 50051); as the other services arrive they start here too.
+"""
 
 from __future__ import annotations
 
-import json
-import subprocess
+import os
 import sys
 
-STEPS = [
-    ("classify", ["classify", "--variant", "doudizhu3", "3s3h3d", "4s4h4d", "5s5h5d", "6s6h6d"]),
-    ("classify", ["classify", "--variant", "zhengshangyou2", "As2s3h4s5s"]),
-    ("moves", ["moves", "--variant", "doudizhu3"]),
-]
-MOVES_INPUT = '{"hand": "3s 4h 4d 7c 7d BJ RJ", "last": "3d"}\n{"hand": "3s 4h 5d 6c 7d 8s"}\n'
+from services.common.server import serve
+from services.common.settings import SettingsError, from_env
+from services.engine import server as engine_server
 
 
 def main() -> int:
-    for _, argv in STEPS:
-        print(f"$ cardroom {' '.join(argv)}", flush=True)
-        stdin = MOVES_INPUT if argv[0] == "moves" else None
-        if stdin:
-            print("  (stdin)", *stdin.strip().splitlines(), sep="\n  ", flush=True)
-        proc = subprocess.run(
-            [sys.executable, "-m", "services", *argv], input=stdin, text=True, capture_output=True
-        )
-        for line in proc.stdout.splitlines():
-            print("  " + json.dumps(json.loads(line), ensure_ascii=False))
-        if proc.returncode:
-            print(proc.stderr, file=sys.stderr)
-            return proc.returncode
-    print("\nTry it yourself: .venv/bin/cardroom --help")
-    return 0
+    try:
+        settings = from_env("engine")
+    except SettingsError as exc:
+        print(f"make run: {exc}", file=sys.stderr)
+        return 2
+    if "CARDROOM_ENGINE_WORKERS" not in os.environ and "CARDROOM_WORKERS" not in os.environ:
+        settings = settings.replace(workers=1)  # one process is plenty for a local try-out
+    address = settings.address
+    print(
+        f"""cardroom engine service on {address} (Ctrl-C stops it)
+
+Try it with grpcurl (it reads the API through server reflection):
+  grpcurl -plaintext -d '{{"variant": "ddz3", "cards": "3s3h3d4c"}}' \\
+      {address} cardroom.v1.EngineService/Classify
+
+or from Python:
+  .venv/bin/python -c "import grpc; from cardroom.v1 import engine_pb2 as e, \\
+engine_pb2_grpc as g; print(g.EngineServiceStub(grpc.insecure_channel('{address}'))\\
+.Classify(e.ClassifyRequest(variant='ddz3', cards='3s3h3d4c')))"
+""",
+        flush=True,
+    )
+    return serve(engine_server.SPEC, settings)
 
 
 if __name__ == "__main__":
