@@ -40,6 +40,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from . import logging as clog
+from .grpc_errors import invalid, to_status
 from .settings import ServerSettings
 
 log = clog.get_logger("cardroom.server")
@@ -74,6 +75,25 @@ def server_options(settings: ServerSettings, reuse_port: bool) -> list[tuple[str
 
 
 # --------------------------------------------------------------------------- access log
+class _Malformed:
+    """Stands in for a request body that does not parse, so the handler wrapper can refuse it
+    with INVALID_ARGUMENT (grpc.aio would answer UNKNOWN for a deserializer's exception)."""
+
+
+def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    if deserialize is None:
+        return None
+    inner = deserialize
+
+    def parse(body: bytes) -> Any:
+        try:
+            return inner(body)
+        except Exception:
+            return _Malformed()
+
+    return parse
+
+
 class AccessLog(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships no types
     """One log line per call, request ids bound for the handler's own log lines, expired
     deadlines refused before the handler runs, and unexpected exceptions turned into a logged
@@ -100,7 +120,7 @@ class AccessLog(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
             return handler
         wrapped = grpc.unary_unary_rpc_method_handler(
             self._wrap(method, handler.unary_unary),
-            request_deserializer=handler.request_deserializer,
+            request_deserializer=_tolerant(handler.request_deserializer),
             response_serializer=handler.response_serializer,
         )
         self._wrapped[method] = wrapped
@@ -125,6 +145,10 @@ class AccessLog(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
                 if remaining is not None and remaining <= 0:
                     code = "DEADLINE_EXCEEDED"
                     await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline expired")
+                if isinstance(request, _Malformed):
+                    code = "INVALID_ARGUMENT"
+                    err = invalid("MALFORMED_REQUEST", "the request body is not a valid message")
+                    await context.abort_with_status(to_status(err))
                 result = inner(request, context)
                 if asyncio.iscoroutine(result):
                     result = await result
