@@ -1,0 +1,89 @@
+"""Engine service benchmark: Apply next to the empty-RPC baseline, on one server, in one run.
+
+For the bench runner (``python -m bench``), register::
+
+    from bench.engine_bench import run_engine_bench
+    rows = run_engine_bench(duration=5.0)   # list of dicts, one per measurement
+
+It starts ``cardroom engine serve`` (one worker per core, access log on, sent to /dev/null)
+on a free local port, runs ``cardroom loadtest`` for ``baseline`` (Ping) and ``apply`` (real
+games: NewGame, ListLegalActions, Apply) flat out, then ``apply`` again paced at 70% of the
+rate it reached, for the latency at a sustainable load.  Each row has ``name``, ``rps``,
+``p50_ms``, ``p95_ms``, ``p99_ms``, ``errors``; the apply row also ``ratio_to_baseline``.
+Goal (issue 4): game RPCs ≥ 0.7× the baseline and ≥ 3,000 req/s; p99 < 25 ms at 70%.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.engine import loadtest
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_healthy(target: str, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    with grpc.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError("engine server exited")
+            try:
+                if stub.Check(health_pb2.HealthCheckRequest(), timeout=1).status == 1:
+                    return
+            except grpc.RpcError:
+                time.sleep(0.1)
+    raise RuntimeError("engine server did not become healthy")
+
+
+def _row(name: str, summary: dict[str, Any]) -> dict[str, Any]:
+    row = {k: summary[k] for k in ("rps", "p50_ms", "p95_ms", "p99_ms")}
+    row["name"] = name
+    row["errors"] = sum(summary["errors"].values())
+    apply = summary["methods"].get("Apply")
+    if apply:
+        row["apply_rps"] = apply["rps"]
+        row["apply_p99_ms"] = apply["p99_ms"]
+    return row
+
+
+def run_engine_bench(
+    duration: float = 5.0, concurrency: int = 32, processes: int = 2, workers: int = 0
+) -> list[dict[str, Any]]:
+    port = _free_port()
+    target = f"127.0.0.1:{port}"
+    cmd = [sys.executable, "-m", "services", "engine", "serve", "--port", str(port)]
+    cmd += ["--workers", str(workers), "--log-format", "json"]
+    proc = subprocess.Popen(cmd, stderr=subprocess.DEVNULL, env=dict(os.environ))
+    try:
+        _wait_healthy(target, proc)
+        base = loadtest.run(target, "baseline", concurrency, duration, processes).summary()
+        full = loadtest.run(target, "apply", concurrency, duration, processes).summary()
+        paced = loadtest.run(
+            target, "apply", concurrency, duration, processes, rate=0.7 * full["rps"]
+        ).summary()
+    finally:
+        proc.terminate()
+        proc.wait(15)
+    rows = [_row("engine baseline (Ping)", base), _row("engine apply (games)", full)]
+    rows[1]["ratio_to_baseline"] = round(full["rps"] / base["rps"], 3) if base["rps"] else 0.0
+    rows.append(_row("engine apply at 70% rate", paced))
+    return rows
+
+
+if __name__ == "__main__":
+    for r in run_engine_bench():
+        print(r)
