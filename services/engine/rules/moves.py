@@ -1,17 +1,18 @@
 """Legal moves: every distinct play a hand can make against the last play, each exactly once.
 
 Plays are distinct up to suits — except straight flushes, where the suit is the point — and
-each comes with one concrete choice of cards: within a rank, the lowest suits in the order
-s, h, c, d.  A lead lists every reading of an ambiguous set of cards as its own play (the
-player names the reading); a follow lists each set of cards once, read as the reading that
-beats the last play (RULES.md §3).
+each comes with one concrete choice of cards, sorted: within a rank, the lowest suits in the
+order s, h, c, d.  A lead lists every reading of an ambiguous set of cards as its own play
+(the player names the reading); a follow lists each set of cards once, read as the reading
+that beats the last play (RULES.md §3).
 
-How it is fast: everything that depends only on the variant is built once per variant — every
-possible body (the run or rank a pattern is built on) of every kind, as a rank bitmask with
-its interned :class:`Pattern`, sorted by comparison order.  A hand is reduced to per-rank
-counts and one bitmask per multiplicity ("ranks held at least u times"), so testing a body is
-one AND, and a follow starts with a binary search past every body that cannot beat the last
-play.  Only the kinds that can answer the last play are built.
+How it is fast: everything that depends only on the variant is built once per variant —
+every body (the rank or run a pattern is built on) of every kind with its interned
+:class:`Pattern`.  A hand is packed into one int with a 5-bit field per rank (its count),
+from which "ranks held at least u times" is one addition and one AND; chains are found by
+shifting those bits, so the work grows with the plays found, not with the plays possible; a
+follow masks off every body that cannot beat the last play, and only the kinds that can
+answer it are built.
 
 >>> from .variants import variant
 >>> from .cards import parse_cards
@@ -22,33 +23,53 @@ play.  Only the kinds that can answer the last play are built.
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from itertools import combinations
-from operator import eq
-from typing import Final, NamedTuple
+from itertools import accumulate, combinations
+from itertools import chain as concat
+from operator import itemgetter
+from typing import Any, Final
 
-from .cards import ACE, CARDS, Card
+from .cards import ACE, CARDS, RANK_OF, Card
 from .kinds import SHAPES, Kind, Wings
-from .patterns import Pattern, Play, bomb_pattern, check_in_deck, classify, rocket_pattern
+from .patterns import (
+    Pattern,
+    Play,
+    bomb_pattern,
+    check_in_deck,
+    classify,
+    fits_deck,
+    rocket_pattern,
+)
 from .variants import Variant
 
 _tuple_new: Final = tuple.__new__
-_NEG: Final = -(1 << 30)
+
+# A hand packed into one int: 5 bits per rank (counts up to 8, with a guard bit above), so
+# "count ≥ u" for all ranks at once is ((packed + (16 - u) per field) & guard bits) >> 4.
+_FIELD: Final = 5
+_SHIFTS: Final = tuple(_FIELD * r for r in range(15))
+_CARD_WEIGHT: Final = tuple(1 << (_FIELD * RANK_OF[c]) for c in range(54))
+_GUARDS: Final = sum(1 << (s + 4) for s in _SHIFTS)
+_AT_LEAST: Final = tuple(sum((16 - u) << s for s in _SHIFTS) for u in range(9))
+_RANK_OF_BIT: Final = {1 << s: r for r, s in enumerate(_SHIFTS)}
 
 
-class _Body(NamedTuple):
-    mask: int  # one bit per body rank
-    ranks: tuple[int, ...]  # rank indices in the order the cards are laid out
-    pattern: Pattern
+def _bits(ranks: Sequence[int]) -> int:
+    return sum(1 << (_FIELD * r) for r in ranks)
 
 
-class _Kind(NamedTuple):
-    """The bodies of one kind and length, indexed for enumeration from a hand's bitmasks."""
+class _Chain:
+    """The runs of one chain kind: high-order runs by (length, start rank), and the
+    zhengshangyou2 low-order runs (A 2 3 …) by length, tested one by one (they are few)."""
 
-    by_start: dict[int, _Body]  # lowest rank (high-order runs and single ranks) -> body
-    low: tuple[_Body, ...]  # zhengshangyou2's low-order runs (A 2 3 …), lowest first
-    span: int  # ranks that must be present from the start bit: k for runs, 1 otherwise
+    __slots__ = ("high", "lengths", "low", "pick")
+
+    def __init__(self) -> None:
+        self.high: dict[tuple[int, int], tuple[tuple[int, ...], Pattern]] = {}
+        self.low: dict[int, list[tuple[int, tuple[int, ...], Pattern]]] = {}
+        # ranks -> a getter picking those ranks' entries from a per-rank list in one C call
+        self.pick: dict[tuple[int, ...], itemgetter[Any]] = {}
+        self.lengths: tuple[int, ...] = ()
 
 
 class _Tables:
@@ -56,43 +77,39 @@ class _Tables:
 
     def __init__(self, v: Variant) -> None:
         self.kinds = tuple(k for k in Kind if k in v.patterns)
-        self.bodies: dict[tuple[Kind, int], _Kind] = {}
-        self.lengths: dict[Kind, tuple[int, ...]] = {}
+        self.by_rank: dict[Kind, list[Pattern | None]] = {}  # non-chain kinds, per rank
+        self.chains: dict[Kind, _Chain] = {}
+        self.flushes = Kind.STRAIGHT_FLUSH in v.patterns
         # Bits of the ranks a high-order chain may use (3..A, or 3..2 with the A/2 rule).
-        self.chain_ranks = (1 << (len(v.runs) - 1)) - 1
+        self.chain_bits = _bits(range(len(v.runs) - 1))
         for kind in self.kinds:
             if kind is Kind.BOMB or kind is Kind.ROCKET:
                 continue
             unit, chain, wings, wing_count = SHAPES[kind]
             per_rank = unit + wing_count * (2 if wings is Wings.PAIRS else 1)
-            if chain:
-                lo, hi = v.min_chain(kind), len(v.runs) - 1
-                if wings is not Wings.NONE and v.max_plane:
-                    hi = min(hi, v.max_plane)
-                lengths = tuple(range(lo, hi + 1))
-            else:
-                lengths = (1,)
-            self.lengths[kind] = lengths
-            for k in lengths:
-                by_start: dict[int, _Body] = {}
-                low: list[_Body] = []
-                if chain:
-                    for run in v.runs[k]:
-                        ranks = tuple(sorted(run.ranks))
-                        pattern = Pattern(kind, run.top, k, per_rank * k, run.low, run.order)
-                        body = _Body(_mask(ranks), ranks, pattern)
-                        if run.low:
-                            low.append(body)
-                        else:
-                            by_start[run.ranks[0]] = body
-                else:
-                    for r in range(15):
-                        if v.copies[r] < unit or (kind is Kind.TRIPLE and r == ACE and v.aaa_bomb):
-                            continue  # zsy1: three aces alone are the AAA bomb
-                        pattern = Pattern(kind, r, 1, per_rank, False, r)
-                        by_start[r] = _Body(1 << r, (r,), pattern)
-                low.sort(key=lambda b: b.pattern.order)
-                self.bodies[kind, k] = _Kind(by_start, tuple(low), k if chain else 1)
+            if not chain:
+                table: list[Pattern | None] = [None] * 15
+                for r in range(15):
+                    if v.copies[r] < unit or (kind is Kind.TRIPLE and r == ACE and v.aaa_bomb):
+                        continue  # zsy1: three aces alone are the AAA bomb
+                    table[r] = Pattern(kind, r, 1, per_rank, False, r)
+                self.by_rank[kind] = table
+                continue
+            runs = _Chain()
+            lo, hi = v.min_chain(kind), len(v.runs) - 1
+            if wings is not Wings.NONE and v.max_plane:
+                hi = min(hi, v.max_plane)
+            runs.lengths = tuple(range(lo, hi + 1))
+            for k in runs.lengths:
+                for run in v.runs[k]:
+                    ranks = tuple(sorted(run.ranks))
+                    pattern = Pattern(kind, run.top, k, per_rank * k, run.low, run.order)
+                    runs.pick[ranks] = itemgetter(*ranks)
+                    if run.low:
+                        runs.low.setdefault(k, []).append((_bits(ranks), ranks, pattern))
+                    else:
+                        runs.high[k, run.ranks[0]] = (ranks, pattern)
+            self.chains[kind] = runs
         bombs: list[tuple[int, int, Pattern]] = []
         if Kind.BOMB in v.patterns:
             for r in range(13):
@@ -102,68 +119,12 @@ class _Tables:
                 bombs += [(r, size, bomb_pattern(v, r, size)) for size in sizes]
         bombs.sort(key=lambda b: b[2].order)
         self.bombs = tuple(bombs)
-        self.bomb_orders = [b[2].order for b in bombs]
-        self.min_bomb = min((size for _, size, _ in bombs), default=99)
+        self.min_bomb = min((size for _, size, _ in bombs), default=9)
         self.rocket = rocket_pattern(v) if v.rocket_counts and Kind.ROCKET in v.patterns else None
 
 
-def _present(t: _Tables, entry: _Kind, have: int, chain: bool, last: Pattern | None) -> list[_Body]:
-    """The bodies of one kind and length that ``have`` (ranks held at least ``unit`` times)
-    can make and that beat ``last`` — found from the bits, not by trying every body."""
-    found: list[_Body] = []
-    if entry.low:
-        for low_body in entry.low:
-            if low_body.mask & have == low_body.mask and (
-                last is None or low_body.pattern.order > last.order
-            ):
-                found.append(low_body)
-    if chain:
-        span = entry.span
-        usable = have & t.chain_ranks
-        starts = usable
-        for i in range(1, span):
-            starts &= usable >> i
-            if not starts:
-                return found
-        if last is not None and last.order >= 0:
-            # A high-order run's order is its top rank: start + span - 1.
-            starts &= ~((1 << (last.order - span + 2)) - 1) if last.order - span + 2 > 0 else -1
-    else:
-        starts = have
-        if last is not None:
-            starts &= ~((1 << (last.order + 1)) - 1)
-    by_start = entry.by_start
-    while starts:
-        low_bit = starts & -starts
-        body = by_start.get(low_bit.bit_length() - 1)
-        if body is not None:
-            found.append(body)
-        starts ^= low_bit
-    return found
-
-
-def _mask(ranks: Sequence[int]) -> int:
-    m = 0
-    for r in ranks:
-        m |= 1 << r
-    return m
-
-
-_RANK_STARTS: Final = (*range(0, 53, 4), 53, 54)  # first card id of each rank, then the end
-
-
-def _fits_deck(v: Variant, ordered: tuple[Card, ...]) -> bool:
-    """Whether a sorted hand holds each card at most as often as the deck (fast path)."""
-    if not ordered:
-        return True
-    if not v.jokers and ordered[-1] >= 52:
-        return False
-    return not any(map(eq, ordered, ordered[v.decks :]))
-
-
 def _tables(v: Variant) -> _Tables:
-    # Built once per variant value and kept on it (Variant is frozen, so this is the same
-    # per-instance cache functools.cached_property keeps).
+    # Built once per variant value and kept on it, as functools.cached_property would.
     found: _Tables | None = v.__dict__.get("_move_tables")
     if found is None:
         found = _Tables(v)
@@ -172,28 +133,25 @@ def _tables(v: Variant) -> _Tables:
 
 
 class _Hand:
-    """A hand reduced for generation: cards by rank and "held at least u times" bitmasks."""
+    """A hand reduced for generation: its cards by rank and its packed rank counts."""
 
-    __slots__ = ("by_rank", "counts", "have")
+    __slots__ = ("by_rank", "counts", "packed")
 
     def __init__(self, v: Variant, cards: Sequence[int]) -> None:
         ordered = tuple(sorted(map(CARDS.__getitem__, cards)))
-        if not _fits_deck(v, ordered):
+        if not fits_deck(v, ordered):
             check_in_deck(v, ordered)  # raises CardsNotInDeck naming the card
+        packed = sum(map(_CARD_WEIGHT.__getitem__, ordered))
+        counts = [packed >> s & 31 for s in _SHIFTS]
         # Card ids sort by rank, so each rank is one slice of the sorted hand.
-        at = [bisect_left(ordered, b) for b in _RANK_STARTS]
-        by_rank = [ordered[at[r] : at[r + 1]] for r in range(15)]
-        counts = [at[r + 1] - at[r] for r in range(15)]
-        have = [0] * 9
-        for r in range(15):
-            n = counts[r]
-            if n:
-                bit = 1 << r
-                for u in range(1, n + 1):
-                    have[u] |= bit
+        ends = list(accumulate(counts))
+        self.by_rank = [ordered[e - n : e] for n, e in zip(counts, ends, strict=True)]
         self.counts = counts
-        self.by_rank = by_rank
-        self.have = have
+        self.packed = packed
+
+    def have(self, unit: int) -> int:
+        """The field bit of every rank held at least ``unit`` times."""
+        return ((self.packed + _AT_LEAST[unit]) & _GUARDS) >> 4
 
 
 def legal_plays(
@@ -226,7 +184,7 @@ def legal_plays(
     if kind is not Kind.BOMB:
         _generate(v, t, h, kind, last_pattern, out)
         if kind is Kind.STRAIGHT and Kind.STRAIGHT_FLUSH in v.patterns:
-            _generate(v, t, h, Kind.STRAIGHT_FLUSH, last_pattern, out)
+            _straight_flushes(t, h, last_pattern, out)
     _bombs(t, h, last_pattern, out)
     _rocket(v, t, h, out)
     return tuple(out)
@@ -245,78 +203,123 @@ def _generate(
     if kind is Kind.STRAIGHT_FLUSH:
         _straight_flushes(t, h, last, out)
         return
-    if last is None:
-        lengths = t.lengths[kind]
-    elif last.kind is kind:
-        lengths = (last.length,)
-    else:
+    if last is not None and last.kind is not kind:
         return
     unit, chain, wings, wing_count = SHAPES[kind]
-    have = h.have[unit] if unit < len(h.have) else 0
-    if not have:
+    if chain:
+        bodies = _chain_bodies(t, h.have(unit), kind, last)
+    else:
+        bodies = _rank_bodies(t, h, kind, unit, last)
+    if not bodies:
         return
     by_rank = h.by_rank
-    flush_aware = kind is Kind.STRAIGHT and Kind.STRAIGHT_FLUSH in v.patterns
-    for k in lengths:
-        entry = t.bodies.get((kind, k))
-        if entry is None:
-            continue
-        bodies = _present(t, entry, have, chain, last)
-        if wings is Wings.NONE:
-            for mask, ranks, pattern in bodies:
-                if mask & have != mask:
-                    continue
-                if chain:
-                    cards: tuple[Card, ...] = ()
-                    for r in ranks:
-                        cards += by_rank[r][:unit]
-                    if flush_aware and _one_suit(cards):
-                        plain = _plain_straight_cards(h, ranks)
-                        if plain is None:
-                            continue
-                        cards = plain
-                else:
-                    cards = by_rank[ranks[0]][:unit]
+    if wings is Wings.NONE:
+        if not chain:
+            out += [_tuple_new(Play, (by_rank[ranks[0]][:unit], p)) for ranks, p in bodies]
+            return
+        pick = t.chains[kind].pick
+        if unit == 1:
+            per_rank: list[Any] = [cs[0] if cs else None for cs in by_rank]
+        else:
+            per_rank = [cs[:unit] for cs in by_rank]
+        # Where straight flushes exist, a straight whose lowest cards share one suit must
+        # be laid out with another suit (or it is a straight flush only).
+        check_suits = kind is Kind.STRAIGHT and t.flushes and _may_be_one_suit(v, per_rank)
+        for ranks, pattern in bodies:
+            if unit == 1:
+                cards: tuple[Card, ...] = pick[ranks](per_rank)
+                if check_suits and len({c & 3 for c in cards}) == 1:
+                    plain = _plain_straight_cards(h, ranks)
+                    if plain is None:
+                        continue
+                    cards = plain
+            else:
+                cards = tuple(concat.from_iterable(pick[ranks](per_rank)))
+            out.append(_tuple_new(Play, (cards, pattern)))
+        return
+    wing_sets = _pair_wings if wings is Wings.PAIRS else _card_wings
+    # Card-kicker planes can give one set of cards two readings (333444555+666 and
+    # 444555666+333): a lead lists each reading, a follow the highest one that beats.
+    seen: dict[tuple[Card, ...], int] | None = (
+        {} if chain and wings is Wings.CARDS and last is not None else None
+    )
+    for ranks, pattern in bodies:
+        body_cards: tuple[Card, ...] = ()
+        for r in ranks:
+            body_cards += by_rank[r][:unit]
+        for wing_cards in wing_sets(v, h, ranks, pattern.length * wing_count):
+            cards = tuple(sorted(body_cards + wing_cards))  # Play.cards are sorted
+            if seen is None:
                 out.append(_tuple_new(Play, (cards, pattern)))
-            continue
-        n_wings = k * wing_count
-        wing_sets = _pair_wings if wings is Wings.PAIRS else _card_wings
-        # Card-kicker planes can give one set of cards two readings (333444555+666 and
-        # 444555666+333): a lead lists each reading, a follow the highest one that beats.
-        seen: dict[tuple[Card, ...], int] | None = (
-            {} if chain and wings is Wings.CARDS and last is not None else None
-        )
-        for mask, ranks, pattern in bodies:
-            if mask & have != mask:
                 continue
-            body_cards: tuple[Card, ...] = ()
-            for r in ranks:
-                body_cards += by_rank[r][:unit]
-            for wing_cards in wing_sets(v, h, mask, n_wings):
-                cards = tuple(sorted(body_cards + wing_cards))  # Play.cards are sorted
-                if seen is None:
-                    out.append(_tuple_new(Play, (cards, pattern)))
-                    continue
-                at = seen.get(cards)
-                if at is None:
-                    seen[cards] = len(out)
-                    out.append(_tuple_new(Play, (cards, pattern)))
-                elif pattern.order > out[at].pattern.order:
-                    out[at] = _tuple_new(Play, (cards, pattern))
+            at = seen.get(cards)
+            if at is None:
+                seen[cards] = len(out)
+                out.append(_tuple_new(Play, (cards, pattern)))
+            elif pattern.order > out[at].pattern.order:
+                out[at] = _tuple_new(Play, (cards, pattern))
 
 
-def _one_suit(cards: tuple[Card, ...]) -> bool:
-    suit = cards[0] & 3
-    return all(c & 3 == suit for c in cards)
+_Bodies = list[tuple[tuple[int, ...], Pattern]]
 
 
-def _pair_wings(v: Variant, h: _Hand, body_mask: int, n: int) -> list[tuple[Card, ...]]:
+def _rank_bodies(t: _Tables, h: _Hand, kind: Kind, unit: int, last: Pattern | None) -> _Bodies:
+    """Bodies of one rank (single, pair, triple, the triple or quad under kickers)."""
+    table = t.by_rank[kind]
+    counts = h.counts
+    low = 0 if last is None else last.order + 1
+    return [(((r,), p)) for r in range(low, 15) if counts[r] >= unit and (p := table[r])]
+
+
+def _chain_bodies(t: _Tables, have: int, kind: Kind, last: Pattern | None) -> _Bodies:
+    """Runs of ranks whose field bits are set in ``have``, found by shifting the bits: after
+    k-1 shifts, a bit still set starts a run of k."""
+    runs = t.chains[kind]
+    found: _Bodies = []
+    lengths = runs.lengths if last is None else (last.length,)
+    if runs.low:
+        for k in lengths:
+            for mask, ranks, pattern in runs.low.get(k, ()):
+                if mask & have == mask and (last is None or pattern.order > last.order):
+                    found.append((ranks, pattern))
+    usable = have & t.chain_bits
+    starts = usable
+    longest = lengths[-1]
+    high = runs.high
+    for k in range(2, longest + 1):
+        starts &= usable >> (_FIELD * (k - 1))
+        if not starts:
+            break
+        if k < lengths[0]:
+            continue
+        bits = starts
+        if last is not None and last.order >= 0:
+            # A high-order run's order is its top rank: start + k - 1.
+            lowest_start = last.order - k + 2
+            if lowest_start > 0:
+                bits &= ~((1 << (_FIELD * lowest_start)) - 1)
+        while bits:
+            low_bit = bits & -bits
+            body = high.get((k, _RANK_OF_BIT[low_bit]))
+            if body is not None:
+                found.append(body)
+            bits ^= low_bit
+    return found
+
+
+def _may_be_one_suit(v: Variant, firsts: list[Any]) -> bool:
+    """Whether enough of the lowest cards of the ranks share a suit to make a straight."""
+    per_suit = [0, 0, 0, 0]
+    for c in firsts[:13]:
+        if c is not None:
+            per_suit[c & 3] += 1
+    return max(per_suit) >= v.min_straight
+
+
+def _pair_wings(v: Variant, h: _Hand, body: tuple[int, ...], n: int) -> list[tuple[Card, ...]]:
     """n pairs of distinct ranks outside the body, never BJBJ + RJRJ (the heavenly bomb)."""
-    pairs = h.have[2] & ~body_mask
-    if not pairs:
-        return []
-    by_rank = h.by_rank
-    options = [r for r in range(15) if pairs >> r & 1]
+    counts, by_rank = h.counts, h.by_rank
+    options = [r for r in range(15) if counts[r] >= 2 and r not in body]
     out: list[tuple[Card, ...]] = []
     for combo in combinations(options, n):
         if combo[-1] == 14 and 13 in combo:
@@ -328,33 +331,33 @@ def _pair_wings(v: Variant, h: _Hand, body_mask: int, n: int) -> list[tuple[Card
     return out
 
 
-def _card_wings(v: Variant, h: _Hand, body_mask: int, n: int) -> list[tuple[Card, ...]]:
+def _card_wings(v: Variant, h: _Hand, body: tuple[int, ...], n: int) -> list[tuple[Card, ...]]:
     """Multisets of n kicker cards from ranks outside the body — never a bomb, an AAA bomb
     or every joker of the game — as the lowest suits of each rank."""
-    by_rank = h.by_rank
-    counts = h.counts
+    by_rank, counts = h.by_rank, h.counts
     cap_all = v.bomb_min - 1
     caps: list[tuple[int, int]] = []
     for r in range(15):
         c = counts[r]
-        if c and not body_mask >> r & 1:
+        if c and r not in body:
             cap = c if c < cap_all else cap_all
             if r == ACE and v.aaa_bomb and cap > 2:
                 cap = 2
             caps.append((r, cap))
     if n == 1:
         return [by_rank[r][:1] for r, _ in caps]
-    rocket = (v.decks, v.decks) if v.jokers else None
+    one_deck_rocket = v.jokers and v.decks == 1
     if n == 2:
         # The common case (four + two, triple + two, planes of two): pairs, then two ranks.
         out = [by_rank[r][:2] for r, cap in caps if cap >= 2]
         firsts = [(r, by_rank[r][:1]) for r, _ in caps]
         for i, (r1, c1) in enumerate(firsts):
             for r2, c2 in firsts[i + 1 :]:
-                if r2 == 14 and r1 == 13 and rocket == (1, 1):
+                if r2 == 14 and r1 == 13 and one_deck_rocket:
                     continue  # BJ + RJ is the rocket of a one-deck game
                 out.append(c1 + c2)
         return out
+    rocket = (v.decks, v.decks) if v.jokers else None
     out = []
     chosen: list[tuple[int, int]] = []
 
@@ -399,37 +402,29 @@ def _plain_straight_cards(h: _Hand, ranks: tuple[int, ...]) -> tuple[Card, ...] 
 
 
 def _straight_flushes(t: _Tables, h: _Hand, last: Pattern | None, out: list[Play]) -> None:
-    suit_masks = [0, 0, 0, 0]
-    for r in range(13):
-        for c in h.by_rank[r]:
-            suit_masks[c & 3] |= 1 << r
-    if last is None:
-        lengths = t.lengths[Kind.STRAIGHT_FLUSH]
-    elif last.kind is Kind.STRAIGHT or last.kind is Kind.STRAIGHT_FLUSH:
-        lengths = (last.length,)
-    else:
+    if last is not None and last.kind is not Kind.STRAIGHT and last.kind is not Kind.STRAIGHT_FLUSH:
         return
-    above = last if last is not None and last.kind is Kind.STRAIGHT_FLUSH else None
-    for k in lengths:
-        entry = t.bodies.get((Kind.STRAIGHT_FLUSH, k))
-        if entry is None:
-            continue
-        for mask, ranks, pattern in _present(t, entry, h.have[1], True, above):
-            for suit in range(4):
-                if mask & suit_masks[suit] == mask:
-                    cards = tuple([CARDS[r * 4 + suit] for r in ranks])
-                    out.append(_tuple_new(Play, (cards, pattern)))
+    if last is not None and last.kind is Kind.STRAIGHT:
+        # Any straight flush beats a plain straight of its length.
+        last = last._replace(kind=Kind.STRAIGHT_FLUSH, order=-(1 << 30))
+    by_suit = [0, 0, 0, 0]  # per suit, the field bit of every rank held in that suit
+    for cards in h.by_rank[:13]:
+        for c in cards:
+            by_suit[c & 3] |= _CARD_WEIGHT[c]
+    for suit in range(4):
+        if by_suit[suit]:
+            for ranks, pattern in _chain_bodies(t, by_suit[suit], Kind.STRAIGHT_FLUSH, last):
+                cards = tuple([CARDS[r * 4 + suit] for r in ranks])
+                out.append(_tuple_new(Play, (cards, pattern)))
 
 
 def _bombs(t: _Tables, h: _Hand, last: Pattern | None, out: list[Play]) -> None:
-    if t.min_bomb >= len(h.have) or not h.have[t.min_bomb]:
+    if t.min_bomb > 8 or not h.have(t.min_bomb):
         return
-    bombs = t.bombs
-    if last is not None and last.kind is Kind.BOMB:
-        bombs = bombs[bisect_right(t.bomb_orders, last.order) :]
+    floor = last.order if last is not None and last.kind is Kind.BOMB else -1
     counts, by_rank = h.counts, h.by_rank
-    for r, size, pattern in bombs:
-        if counts[r] >= size:
+    for r, size, pattern in t.bombs:
+        if counts[r] >= size and pattern.order > floor:
             out.append(_tuple_new(Play, (by_rank[r][:size], pattern)))
 
 

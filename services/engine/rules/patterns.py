@@ -16,6 +16,7 @@ caller names), and :func:`beats` compares two patterns.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from operator import eq
 from typing import Final, NamedTuple
 
 from .cards import ACE, CARD_NAMES, RANK_NAMES, RANK_OF, format_cards
@@ -121,17 +122,73 @@ def check_in_deck(v: Variant, cards: Sequence[int]) -> list[int]:
     return counts
 
 
+def fits_deck(v: Variant, cards: Sequence[int]) -> bool:
+    """Whether the game's deck holds every card as often as given (the fast check; on False,
+    :func:`check_in_deck` says which card)."""
+    if not cards:
+        return True
+    if not v.jokers and max(cards) >= 52:
+        return False
+    if v.decks == 1:
+        return len(set(cards)) == len(cards)
+    ordered = sorted(cards)
+    return not any(map(eq, ordered, ordered[v.decks :]))
+
+
+#: One nibble per rank: summing a card list's weights gives its rank counts as one int.
+_RANK_WEIGHT: Final = tuple(1 << (4 * RANK_OF[c]) for c in range(54))
+_CACHE_LIMIT: Final = 1 << 16
+
+
+class _Entry(NamedTuple):
+    """The memo of one rank-count vector: its readings, the default one, and whether one
+    suit would make it a straight flush."""
+
+    readings: tuple[Pattern, ...]
+    best: Pattern | None
+    flush: Pattern | None
+
+
+def _entry(v: Variant, cards: Sequence[int]) -> _Entry:
+    if not fits_deck(v, cards):
+        check_in_deck(v, cards)  # raises, naming the card
+    # Readings depend on the rank counts only (a straight flush aside), so they are kept per
+    # variant, keyed by the counts packed in one int: a bounded memo of a pure function.
+    key = sum(map(_RANK_WEIGHT.__getitem__, cards))
+    memo = v.readings_memo
+    entry = memo.get(key)
+    if entry is None:
+        counts = [key >> (4 * r) & 15 for r in range(15)]
+        found = tuple(readings_of_counts(v, counts, len(cards)))
+        flush = None
+        if found and found[0].kind is Kind.STRAIGHT and Kind.STRAIGHT_FLUSH in v.patterns:
+            flush = found[0]._replace(kind=Kind.STRAIGHT_FLUSH)
+        entry = _Entry(found, preferred(found) if found else None, flush)
+        if len(memo) >= _CACHE_LIMIT:
+            memo.clear()
+        memo[key] = entry
+    return entry
+
+
+def _one_suit(cards: Sequence[int]) -> bool:
+    suit = cards[0] & 3
+    return all(c & 3 == suit for c in cards)
+
+
 def readings(v: Variant, cards: Sequence[int]) -> list[Pattern]:
     """Every reading of ``cards`` in the game, no-kicker readings first; [] for none.
 
     Raises :class:`CardsNotInDeck` for cards the deck cannot hold.
     """
-    counts = check_in_deck(v, cards)
-    return readings_of_counts(v, counts, cards)
+    entry = _entry(v, cards)
+    if entry.flush is not None and _one_suit(cards):
+        return [entry.flush]
+    return list(entry.readings)
 
 
-def readings_of_counts(v: Variant, counts: list[int], cards: Sequence[int]) -> list[Pattern]:
-    n = len(cards)
+def readings_of_counts(v: Variant, counts: list[int], n: int) -> list[Pattern]:
+    """The readings of a play of ``n`` cards with these rank counts, suits aside (a straight
+    is listed as a straight even where its suits would make it a straight flush)."""
     if n == 0:
         return []
     patterns = v.patterns
@@ -153,10 +210,6 @@ def readings_of_counts(v: Variant, counts: list[int], cards: Sequence[int]) -> l
             run = v.run_of.get(tuple(distinct))
             if run is None:
                 continue
-            if kind is Kind.STRAIGHT and Kind.STRAIGHT_FLUSH in patterns:
-                suit = cards[0] & 3
-                if all(c & 3 == suit for c in cards):
-                    kind = Kind.STRAIGHT_FLUSH
             found.append(Pattern(kind, run.top, k, n, run.low, run.order))
             continue
         if chain:
@@ -227,9 +280,14 @@ def classify(
     ``last`` is the pattern to beat, and picks the reading that beats it.  Raises
     :class:`NotAPattern` (with the reason), :class:`DoesNotBeat` or :class:`CardsNotInDeck`.
     """
-    found = readings(v, cards)
-    if not found:
+    entry = _entry(v, cards)
+    if entry.best is None:
         raise NotAPattern(_why_not(v, cards))
+    if entry.flush is not None and _one_suit(cards):
+        return entry.flush  # a straight flush has no other reading
+    if reading is None and last is None:
+        return entry.best
+    found = list(entry.readings)
     if reading is not None:
         kind, rank = parse_reading(reading)
         found = [p for p in found if p.kind is kind and p.rank == rank]

@@ -172,6 +172,11 @@ class Variant:
         return self.min_triple_chain
 
     @cached_property
+    def readings_memo(self) -> dict[int, Any]:
+        """The classifier's memo for this variant (see patterns._entry)."""
+        return {}
+
+    @cached_property
     def bomb_factor_of(self) -> dict[int, int]:
         return dict(self.bomb_factors)
 
