@@ -23,7 +23,9 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("sections", nargs="*", metavar="SECTION", help=f"any of: {names}")
     parser.add_argument(
-        "--quick", action="store_true", help="a smoke run: 200 positions, 2 runs each"
+        "--quick",
+        action="store_true",
+        help="a smoke run: 200 positions, 2 runs each; a tenth of the self-play games",
     )
     parser.add_argument("--positions", type=int, help="positions per variant (default 2000)")
     parser.add_argument("--reps", type=int, help="runs of each measurement (default 5)")

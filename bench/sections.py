@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from .common import Context, Table
 from .douzero_bench import douzero_section
+from .games_bench import games_section
 from .rules_bench import rules_section
 
 
@@ -30,5 +31,10 @@ SECTIONS: tuple[Section, ...] = (
         "douzero",
         "doudizhu3 against DouZero's move generator on the same positions, with ratios",
         douzero_section,
+    ),
+    Section(
+        "games",
+        "complete self-play games/s per variant; doudizhu3 against RLCard's random agents",
+        games_section,
     ),
 )
