@@ -38,7 +38,7 @@ from .actions import (
     ShowHand,
     Timeout,
 )
-from .cards import RANK_OF, SPADE_THREE, format_cards, parse_cards
+from .cards import CARDS, RANK_OF, SPADE_THREE, Card, format_cards
 from .deal import deal_from_seed, redeal_seed
 from .deal import first_bidder as draw_first_bidder
 from .errors import RulesError
@@ -176,12 +176,16 @@ class GameState:
 
     # -------------------------------------------------------------- JSON form
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly form that :meth:`from_dict` turns back into an equal state."""
-        from .record import action_to_dict, deal_to_dict
+        """A JSON-friendly form that :meth:`from_dict` turns back into an equal state.
+
+        Compact rather than readable — cards as card ids, actions as short lists — because
+        the engine service seals it into the token every call carries (the game record is
+        the readable form)."""
+        from .record import deal_to_dict
 
         last = self.last
         return {
-            "v": 1,
+            "v": _STATE_FORM,
             "variant": self.variant.name,
             "rules_version": RULES_VERSION,
             "room": self.room.to_dict(),
@@ -189,9 +193,9 @@ class GameState:
             "first_bidder": self.first_bidder,
             "opener": self.opener,
             "deal_no": self.deal_no,
-            "dealt": [format_cards(h) for h in self.dealt],
-            "bottom": format_cards(self.bottom),
-            "hands": [format_cards(h) for h in self.hands],
+            "dealt": [list(h) for h in self.dealt],
+            "bottom": list(self.bottom),
+            "hands": [list(h) for h in self.hands],
             "forced": list(self.forced),
             "phase": self.phase.value,
             "status": self.status.value,
@@ -203,14 +207,14 @@ class GameState:
             "shown": self.shown,
             "last": None
             if last is None
-            else {"cards": format_cards(last.cards), "pattern": _pattern_to_list(last.pattern)},
+            else {"cards": list(last.cards), "pattern": _pattern_to_list(last.pattern)},
             "last_seat": self.last_seat,
             "passes": self.passes,
             "cards_played": list(self.cards_played),
             "plays_made": list(self.plays_made),
             "bombs": [[b.seat, b.kind, b.size, b.rank, b.led] for b in self.bombs],
             "autoplay": list(self.autoplay),
-            "log": [action_to_dict(a) for a in self.log],
+            "log": [_pack_action(a) for a in self.log],
             "deal_start": self.deal_start,
             "winner": self.winner,
             "escaper": self.escaper,
@@ -219,14 +223,16 @@ class GameState:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> GameState:
         """The state of :meth:`to_dict`'s output (trusted: the engine seals it)."""
-        from .record import action_from_dict, deal_from_dict
+        from .record import deal_from_dict
 
+        if data.get("v") != _STATE_FORM:
+            raise ValueError(f"not a state of form {_STATE_FORM}")
         room = Room.from_dict(data["room"])
         v = room.variant_for(data["variant"])
         last_d = data["last"]
         last = None
         if last_d is not None:
-            last = Play(parse_cards(last_d["cards"]), _pattern_from_list(last_d["pattern"]))
+            last = Play(_card_tuple(last_d["cards"]), _pattern_from_list(last_d["pattern"]))
         state = cls(
             variant=v,
             room=room,
@@ -234,9 +240,9 @@ class GameState:
             first_bidder=data["first_bidder"],
             opener=data["opener"],
             deal_no=data["deal_no"],
-            dealt=tuple(parse_cards(h) for h in data["dealt"]),
-            bottom=parse_cards(data["bottom"]),
-            hands=tuple(parse_cards(h) for h in data["hands"]),
+            dealt=tuple(_card_tuple(h) for h in data["dealt"]),
+            bottom=_card_tuple(data["bottom"]),
+            hands=tuple(_card_tuple(h) for h in data["hands"]),
             forced=tuple(data["forced"]),
             phase=Phase(data["phase"]),
             status=Status(data["status"]),
@@ -253,7 +259,7 @@ class GameState:
             plays_made=tuple(data["plays_made"]),
             bombs=tuple(BombRecord(s, k, n, r, led) for s, k, n, r, led in data["bombs"]),
             autoplay=tuple(data["autoplay"]),
-            log=tuple(action_from_dict(a, v, i) for i, a in enumerate(data["log"])),
+            log=tuple(map(_unpack_action, data["log"])),
             deal_start=data["deal_start"],
             winner=data["winner"],
             escaper=data["escaper"],
@@ -262,6 +268,47 @@ class GameState:
         if state.phase is Phase.OVER:
             object.__setattr__(state, "settlement", _settle(state))
         return state
+
+
+_STATE_FORM = 2  # bumped whenever to_dict's shape changes
+
+
+def _card_tuple(ids: Sequence[int]) -> tuple[Card, ...]:
+    return tuple(map(CARDS.__getitem__, ids))
+
+
+def _pack_action(a: Action) -> list[Any]:
+    """An action as a short list: a one-letter type, the seat, then its fields."""
+    if isinstance(a, PlayCards):
+        return ["c", a.seat, list(a.cards), a.reading, a.by]
+    if isinstance(a, Pass):
+        return ["p", a.seat, a.by]
+    if isinstance(a, Bid):
+        return ["b", a.seat, a.amount, a.by]
+    if isinstance(a, SetAutoplay):
+        return ["a", a.seat, a.on]
+    if isinstance(a, ShowHand):
+        return ["s", a.seat]
+    if isinstance(a, Leave):
+        return ["l", a.seat]
+    return ["t", a.seat]
+
+
+def _unpack_action(items: Sequence[Any]) -> Action:
+    code, seat = items[0], items[1]
+    if code == "c":
+        return PlayCards(seat, _card_tuple(items[2]), items[3], items[4])
+    if code == "p":
+        return Pass(seat, items[2])
+    if code == "b":
+        return Bid(seat, items[2], items[3])
+    if code == "a":
+        return SetAutoplay(seat, items[2])
+    if code == "s":
+        return ShowHand(seat)
+    if code == "l":
+        return Leave(seat)
+    return Timeout(seat)
 
 
 def _pattern_to_list(p: Pattern) -> list[Any]:
