@@ -45,6 +45,15 @@ class EventFollower:
                 if self._versions.get(game_id, 0) == version:
                     self._cond.wait(min(self.poll_interval, left))
 
+    def version(self, game_id: str) -> int:
+        """How many wake-ups the game has had: a waiter compares it before and after."""
+        with self._cond:
+            return self._versions.get(game_id, 0)
+
+    def wake(self, game_id: str) -> None:
+        """Wake the waiters of a game (an append through this process)."""
+        self._wake(game_id)
+
     def close(self) -> None:
         self._stop.set()
         if self._thread is not None:
@@ -73,5 +82,9 @@ class EventFollower:
 
     def _wake(self, game_id: Any) -> None:
         with self._cond:
+            if len(self._versions) > 100_000:
+                # Bounded memory in a long-lived server: a waiter whose entry goes misses one
+                # wake-up and polls instead.
+                self._versions.clear()
             self._versions[game_id] = self._versions.get(game_id, 0) + 1
             self._cond.notify_all()

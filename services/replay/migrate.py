@@ -28,5 +28,23 @@ def upgrade(url: str | None = None, revision: str = "head") -> None:
     command.upgrade(alembic_config(url), revision)
 
 
+def pending(url: str | None = None) -> str | None:
+    """None when the database at ``url`` is at the newest revision, else a message saying
+    where it is (a replay server refuses to start on a database it does not know)."""
+    from alembic.migration import MigrationContext
+    from alembic.script import ScriptDirectory
+
+    head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            current = MigrationContext.configure(conn).get_current_revision()
+    finally:
+        engine.dispose()
+    if current == head:
+        return None
+    return f"the database is at revision {current or 'none'}, not {head}"
+
+
 def downgrade(url: str | None, revision: str) -> None:
     command.downgrade(alembic_config(url), revision)

@@ -140,6 +140,7 @@ class PlayerStats:
     total: int
     last_game_id: str
     last_score: int
+    updated_at: datetime | None = None
 
 
 def _utc_now() -> datetime:
@@ -394,17 +395,7 @@ class EventStore:
     def verify_chain(self, game_id: str) -> int | None:
         """The first sequence number whose stored hash, order or payload does not follow from
         the chain (a tampered row), or None when the whole chain and the head hold."""
-        game = self.game(game_id)
-        digest = genesis_hash(game_id)
-        expected_seq = 0
-        for ev in self.events(game_id):
-            expected_seq += 1
-            digest = chain_hash(digest, ev.payload)
-            if ev.seq != expected_seq or ev.hash != digest:
-                return expected_seq
-        if expected_seq != game.head_seq or digest != game.head_hash:
-            return expected_seq + 1 if expected_seq < game.head_seq else max(expected_seq, 1)
-        return None
+        return first_chain_break(self.game(game_id), self.events(game_id))
 
     def player_stats(self, player_id: str) -> list[PlayerStats]:
         with self.engine.connect() as conn:
@@ -414,7 +405,15 @@ class EventStore:
                 .order_by(player_stats.c.family)
             )
             return [
-                PlayerStats(r.player_id, r.family, r.games, r.total, r.last_game_id, r.last_score)
+                PlayerStats(
+                    r.player_id,
+                    r.family,
+                    r.games,
+                    r.total,
+                    r.last_game_id,
+                    r.last_score,
+                    r.updated_at,
+                )
                 for r in rows
             ]
 
@@ -425,9 +424,13 @@ class EventStore:
         status: str | None = None,
         after: tuple[datetime, str] | None = None,
         limit: int = 50,
+        created_from: datetime | None = None,
+        created_until: datetime | None = None,
+        ended_only: bool = False,
     ) -> list[GameRow]:
         """Games newest first, filtered; ``after`` is the (created_at, game_id) of the last
-        row of the previous page (keyset pagination: stable while games are added)."""
+        row of the previous page (keyset pagination: stable while games are added).
+        ``created_from`` is inclusive, ``created_until`` exclusive."""
         query = select(games.c.game_id)
         if player_id is not None:
             query = query.join(game_players, game_players.c.game_id == games.c.game_id).where(
@@ -437,6 +440,12 @@ class EventStore:
             query = query.where(games.c.variant == variant)
         if status is not None:
             query = query.where(games.c.status == status)
+        if ended_only:
+            query = query.where(games.c.status != "running")
+        if created_from is not None:
+            query = query.where(games.c.created_at >= created_from)
+        if created_until is not None:
+            query = query.where(games.c.created_at < created_until)
         if after is not None:
             stamp, last_id = after
             query = query.where(
@@ -447,6 +456,21 @@ class EventStore:
         with self.engine.connect() as conn:
             ids: list[str] = list(conn.execute(query).scalars())
         return [self.game(game_id) for game_id in ids]
+
+
+def first_chain_break(game: GameRow, rows: Sequence[StoredEvent]) -> int | None:
+    """The first sequence number of ``rows`` (a game's whole log, in order) whose hash, order
+    or payload does not follow from the chain and the game's head, or None."""
+    digest = genesis_hash(game.game_id)
+    expected_seq = 0
+    for ev in rows:
+        expected_seq += 1
+        digest = chain_hash(digest, ev.payload)
+        if ev.seq != expected_seq or ev.hash != digest:
+            return expected_seq
+    if expected_seq != game.head_seq or digest != game.head_hash:
+        return expected_seq + 1 if expected_seq < game.head_seq else max(expected_seq, 1)
+    return None
 
 
 def _stored(row: Any) -> StoredEvent:
