@@ -33,6 +33,12 @@ _SERVE: list[_Arg] = [
     ),
 ]
 
+_GAME_ID: _Arg = (("game_id",), {"help": "the game's id"})
+_DATABASE: _Arg = (
+    ("--database",),
+    {"help": "database URL (default: CARDROOM_DATABASE_URL, else SQLite under CARDROOM_DATA_DIR)"},
+)
+
 # A name with a space ("engine serve") is a command group and its sub-command.
 COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
     "classify": (
@@ -68,6 +74,39 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "services.engine.server:serve_main",
         "run the engine gRPC service (health, reflection, one worker per core)",
         _SERVE,
+    ),
+    "replay serve": (
+        "services.replay.server:serve_main",
+        "run the replay gRPC service (needs a migrated database: cardroom db upgrade)",
+        _SERVE,
+    ),
+    "replay show": (
+        "services.replay.cli:show_main",
+        "print a stored game trick by trick: hands, plays, passes and the settlement",
+        [_GAME_ID, _DATABASE],
+    ),
+    "replay verify": (
+        "services.replay.cli:verify_main",
+        "check a stored game's hash chain and re-execute it through the rules (JSON)",
+        [_GAME_ID, _DATABASE],
+    ),
+    "replay import": (
+        "services.replay.cli:import_main",
+        "store game records (a record, or JSON lines of records) and verify each",
+        [
+            (("file",), {"help": "a record file or JSON lines of records, or - for stdin"}),
+            _DATABASE,
+        ],
+    ),
+    "replay audit-escape": (
+        "services.replay.cli:audit_main",
+        "every step of an escape penalty recomputed from the log next to the recorded one",
+        [_GAME_ID, _DATABASE],
+    ),
+    "db upgrade": (
+        "services.replay.cli:upgrade_main",
+        "migrate the replay database to the newest revision (alembic)",
+        [_DATABASE],
     ),
     "loadtest": (
         "services.engine.loadtest:loadtest_main",

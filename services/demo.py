@@ -1,43 +1,86 @@
-"""``make run``: start the engine service on localhost and show how to call it.
+"""``make run``: migrate the local SQLite store, start the engine and the replay services on
+localhost, and show how to call both.
 
-It keeps running until Ctrl-C (then shuts down gracefully).  The port comes from
-CARDROOM_ENGINE_PORT (default 50051); as the other services arrive they start here too.
+Each service runs as its own ``cardroom <service> serve`` process (one worker each) until
+Ctrl-C, then both shut down gracefully.  Ports come from CARDROOM_ENGINE_PORT (default 50051)
+and CARDROOM_REPLAY_PORT (default 50052); the store from CARDROOM_DATABASE_URL (default: a
+SQLite file under CARDROOM_DATA_DIR, ./data).  No replay tokens are configured unless the
+environment sets them, so the replay service allows every call (and logs a warning).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import subprocess
 import sys
+import time
 
-from services.common.server import serve
 from services.common.settings import SettingsError, from_env
-from services.engine import server as engine_server
+from services.replay.db import default_url
+from services.replay.migrate import upgrade
+
+
+def _start(service: str) -> subprocess.Popen[bytes]:
+    env = dict(os.environ)
+    env.setdefault(f"CARDROOM_{service.upper()}_WORKERS", "1")  # plenty for a local try-out
+    return subprocess.Popen([sys.executable, "-m", "services", service, "serve"], env=env)
 
 
 def main() -> int:
     try:
-        settings = from_env("engine")
+        engine = from_env("engine")
+        replay = from_env("replay")
     except SettingsError as exc:
         print(f"make run: {exc}", file=sys.stderr)
         return 2
-    if "CARDROOM_ENGINE_WORKERS" not in os.environ and "CARDROOM_WORKERS" not in os.environ:
-        settings = settings.replace(workers=1)  # one process is plenty for a local try-out
-    address = settings.address
+    url = default_url()
+    try:
+        upgrade(url)
+    except Exception as exc:
+        print(f"make run: cannot migrate {url}: {exc}", file=sys.stderr)
+        return 2
+    e, r = engine.address, replay.address
     print(
-        f"""cardroom engine service on {address} (Ctrl-C stops it)
+        f"""cardroom engine service on {e}, replay service on {r} (store: {url})
+Ctrl-C stops both.
 
-Try it with grpcurl (it reads the API through server reflection):
+Try them with grpcurl (it reads the API through server reflection):
   grpcurl -plaintext -d '{{"variant": "ddz3", "cards": "3s3h3d4c"}}' \\
-      {address} cardroom.v1.EngineService/Classify
+      {e} cardroom.v1.EngineService/Classify
+  .venv/bin/cardroom simulate -v ddz3 -n 20 --records /tmp/games.jsonl
+  .venv/bin/cardroom replay import /tmp/games.jsonl        # into the same store
+  grpcurl -plaintext -d '{{"page_size": 3}}' {r} cardroom.v1.ReplayService/ListGames
+  grpcurl -plaintext -d '{{"game_id": "…"}}' {r} cardroom.v1.ReplayService/VerifyGame
+  .venv/bin/cardroom replay show GAME_ID
 
 or from Python:
-  .venv/bin/python -c "import grpc; from cardroom.v1 import engine_pb2 as e, \\
-engine_pb2_grpc as g; print(g.EngineServiceStub(grpc.insecure_channel('{address}'))\\
-.Classify(e.ClassifyRequest(variant='ddz3', cards='3s3h3d4c')))"
+  .venv/bin/python -c "import grpc; from cardroom.v1 import replay_pb2 as m, \\
+replay_pb2_grpc as g; print(g.ReplayServiceStub(grpc.insecure_channel('{r}'))\\
+.ListGames(m.ListGamesRequest(page_size=3)))"
 """,
         flush=True,
     )
-    return serve(engine_server.SPEC, settings)
+    procs = [_start("engine"), _start("replay")]
+    status = 0
+    try:
+        while all(p.poll() is None for p in procs):
+            time.sleep(0.2)
+        status = 1  # one of them stopped on its own: stop the other as well
+    except KeyboardInterrupt:
+        pass
+    for p in procs:
+        if p.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                p.send_signal(signal.SIGTERM)
+    for p in procs:
+        try:
+            p.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    return status
 
 
 if __name__ == "__main__":

@@ -7,12 +7,24 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
+import grpc
 import pytest
+from cardroom.v1 import replay_pb2_grpc
 from sqlalchemy import create_engine, text
 
-from services.replay.db import normalize_url
+from services.common.server import BackgroundServer, ServiceSpec
+from services.common.settings import ServerSettings
+from services.replay.access import AccessPolicy
+from services.replay.db import make_engine, normalize_url
+from services.replay.migrate import upgrade
+from services.replay.server import add_to_server
+from services.replay.service import ReplayServicer
+from services.replay.store import EventStore
+
+from .helpers import ALICE, AUDITOR, BOB, MALLORY, WRITER
 
 PG_URL = os.environ.get("CARDROOM_TEST_PG_URL", "").strip()
 BACKENDS = ["sqlite"] + (["postgresql"] if PG_URL else [])
@@ -34,3 +46,45 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         with admin.begin() as conn:
             conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
         admin.dispose()
+
+
+# --------------------------------------------------------------------------- servers
+POLICY = AccessPolicy.from_lists(
+    writers=[WRITER],
+    auditors=[AUDITOR],
+    players={"alice": ALICE, "bob": BOB, "mallory": MALLORY},
+)
+
+
+@dataclass
+class Running:
+    server: BackgroundServer
+    servicer: ReplayServicer
+    channel: grpc.Channel
+    stub: replay_pb2_grpc.ReplayServiceStub
+
+
+def start_server(db_url: str, policy: AccessPolicy = POLICY) -> Running:
+    """A replay server on port 0 in this process (a thread with its own event loop)."""
+    servicer = ReplayServicer(EventStore(make_engine(db_url)), policy, poll_interval=0.1)
+    spec = ServiceSpec("replay", lambda server, settings: add_to_server(server, servicer))
+    settings = ServerSettings(
+        service="replay", port=0, workers=1, grace_s=0.5, log_level="warning", access_log=False
+    )
+    server = BackgroundServer(spec, settings).start()
+    channel = grpc.insecure_channel(server.target)
+    return Running(server, servicer, channel, replay_pb2_grpc.ReplayServiceStub(channel))
+
+
+def stop_server(running: Running) -> None:
+    running.channel.close()
+    running.server.stop()
+    running.servicer.close()
+
+
+@pytest.fixture
+def replay(db_url: str) -> Iterator[Running]:
+    upgrade(db_url)
+    running = start_server(db_url)
+    yield running
+    stop_server(running)
