@@ -12,6 +12,7 @@ from typing import NamedTuple
 from .common import Context, Table
 from .douzero_bench import douzero_section
 from .games_bench import games_section
+from .replay_bench import replay_section
 from .rules_bench import rules_section
 
 
@@ -37,4 +38,5 @@ SECTIONS: tuple[Section, ...] = (
         "complete self-play games/s per variant; doudizhu3 against RLCard's random agents",
         games_section,
     ),
+    Section("replay", "replay store appends/s vs plain INSERT, games verified/s", replay_section),
 )

@@ -15,12 +15,13 @@ guarantees that concurrent writers never both succeed at one sequence number.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Engine, and_, func, insert, select, update
+from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from .models import append_requests, events, game_players, games, player_stats
@@ -28,6 +29,34 @@ from .models import append_requests, events, game_players, games, player_stats
 GENESIS_PREFIX = b"cardroom/v1 genesis\x00"
 NOTIFY_CHANNEL = "cardroom_events"  # PostgreSQL: the payload is the game id
 PUBLIC = -1
+
+
+# The statements of the append fast path, built once: constructing a statement and its cache
+# key costs more than running it on SQLite.
+_GUARD = and_(
+    games.c.game_id == bindparam("g"),
+    games.c.head_seq == bindparam("old_seq"),
+    games.c.head_hash == bindparam("old_hash"),
+    games.c.status == "running",
+)
+_MOVE_HEAD = (
+    update(games)
+    .where(_GUARD)
+    .values(head_seq=bindparam("new_seq"), head_hash=bindparam("new_hash"))
+)
+_END_GAME = (
+    update(games)
+    .where(_GUARD)
+    .values(
+        head_seq=bindparam("new_seq"),
+        head_hash=bindparam("new_hash"),
+        status=bindparam("new_status"),
+        ended_at=bindparam("ended"),
+        result=bindparam("res", type_=games.c.result.type),
+    )
+)
+_INSERT_EVENTS = insert(events)
+_INSERT_REQUEST = insert(append_requests)
 
 
 def genesis_hash(game_id: str) -> bytes:
@@ -154,6 +183,9 @@ class EventStore:
         self.engine = engine
         self.clock = clock
         self._pg = engine.dialect.name == "postgresql"
+        # game id -> (seq, hash) of the head this store last appended (running games only).
+        self._heads: dict[str, tuple[int, bytes]] = {}
+        self._heads_lock = threading.Lock()
 
     # ------------------------------------------------------------------ writing
     def append(
@@ -175,30 +207,46 @@ class EventStore:
             raise BadAppend("an append needs at least one event", "NO_EVENTS")
         try:
             with self.engine.begin() as conn:
-                done = self._replayed(conn, game_id, request_id)
-                if done is not None:
-                    return done
                 result = self._append(conn, game_id, expected_seq, new_events, header, ending)
                 conn.execute(
-                    insert(append_requests).values(
-                        request_id=request_id,
-                        game_id=game_id,
-                        first_seq=result.first_seq,
-                        last_seq=result.last_seq,
-                        head_hash=result.head_hash,
-                        created_at=self.clock(),
-                    )
+                    _INSERT_REQUEST,
+                    {
+                        "request_id": request_id,
+                        "game_id": game_id,
+                        "first_seq": result.first_seq,
+                        "last_seq": result.last_seq,
+                        "head_hash": result.head_hash,
+                        "created_at": self.clock(),
+                    },
                 )
-                return result
-        except IntegrityError:
-            # A concurrent writer got there first: either the same request (answer as it
-            # was answered) or another one at the same seq (a conflict).
+        except (IntegrityError, SeqConflict, BadAppend) as exc:
+            self._forget(game_id)
+            # A retry of an answered request finds the head moved on (or the game over), and a
+            # concurrent writer may have got there first: either way, a request id already
+            # answered gets its first answer.  Only a failed append pays for this look-up.
             with self.engine.connect() as conn:
                 done = self._replayed(conn, game_id, request_id)
                 if done is not None:
                     return done
+                if not isinstance(exc, IntegrityError):
+                    raise
                 actual = self._head(conn, game_id)
             raise SeqConflict(game_id, expected_seq, actual[0] if actual else 0) from None
+        except BaseException:
+            self._forget(game_id)
+            raise
+        if ending is None:
+            with self._heads_lock:
+                if len(self._heads) > 10_000:
+                    self._heads.clear()
+                self._heads[game_id] = (result.last_seq, result.head_hash)
+        else:
+            self._forget(game_id)
+        return result
+
+    def _forget(self, game_id: str) -> None:
+        with self._heads_lock:
+            self._heads.pop(game_id, None)
 
     def _replayed(self, conn: Connection, game_id: str, request_id: str) -> AppendResult | None:
         row = conn.execute(
@@ -232,6 +280,15 @@ class EventStore:
         ending: GameEnding | None,
     ) -> AppendResult:
         now = self.clock()
+        with self._heads_lock:
+            cached = self._heads.get(game_id)
+        if cached is not None and cached[0] == expected_seq and expected_seq > 0:
+            # The head this process last wrote: one guarded UPDATE both checks it (sequence
+            # number, hash and status, so a stale cache can never pass) and takes the row lock
+            # that serialises writers, instead of a locking SELECT first.
+            result = self._append_after(conn, game_id, cached, new_events, ending, now)
+            if result is not None:
+                return result
         head = self._head(conn, game_id, lock=True)
         if head is None:
             if expected_seq != 0:
@@ -266,6 +323,29 @@ class EventStore:
                 raise SeqConflict(game_id, expected_seq, head[0])
             if status != "running":
                 raise BadAppend(f"game {game_id!r} is over ({status})", "GAME_OVER")
+        rows, seq, digest = self._rows(game_id, head, new_events, now)
+        conn.execute(insert(events), rows)
+        values: dict[str, Any] = {"head_seq": seq, "head_hash": digest}
+        if ending is not None:
+            values |= {"status": ending.status, "ended_at": now, "result": ending.result}
+        # The head only moves from where we read it: a second guard beside the primary key.
+        moved = conn.execute(
+            update(games)
+            .where(and_(games.c.game_id == game_id, games.c.head_seq == head[0]))
+            .values(**values)
+        )
+        if moved.rowcount != 1:
+            raise SeqConflict(game_id, expected_seq, -1)
+        if ending is not None:
+            self._record_totals(conn, game_id, ending, now)
+        if self._pg:
+            # Delivered at commit, to every replay process LISTENing (services/replay/follow.py).
+            conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
+        return AppendResult(head[0] + 1, seq, digest)
+
+    def _rows(
+        self, game_id: str, head: tuple[int, bytes], new_events: Sequence[NewEvent], now: datetime
+    ) -> tuple[list[dict[str, Any]], int, bytes]:
         seq, digest = head
         rows = []
         for ev in new_events:
@@ -284,22 +364,37 @@ class EventStore:
                     "hash": digest,
                 }
             )
-        conn.execute(insert(events), rows)
-        values: dict[str, Any] = {"head_seq": seq, "head_hash": digest}
-        if ending is not None:
-            values |= {"status": ending.status, "ended_at": now, "result": ending.result}
-        # The head only moves from where we read it: a second guard beside the primary key.
-        moved = conn.execute(
-            update(games)
-            .where(and_(games.c.game_id == game_id, games.c.head_seq == head[0]))
-            .values(**values)
-        )
+        return rows, seq, digest
+
+    def _append_after(
+        self,
+        conn: Connection,
+        game_id: str,
+        head: tuple[int, bytes],
+        new_events: Sequence[NewEvent],
+        ending: GameEnding | None,
+        now: datetime,
+    ) -> AppendResult | None:
+        """The fast path: None when the game is not at ``head`` (or is over)."""
+        rows, seq, digest = self._rows(game_id, head, new_events, now)
+        params: dict[str, Any] = {
+            "g": game_id,
+            "old_seq": head[0],
+            "old_hash": head[1],
+            "new_seq": seq,
+            "new_hash": digest,
+        }
+        if ending is None:
+            moved = conn.execute(_MOVE_HEAD, params)
+        else:
+            params |= {"new_status": ending.status, "ended": now, "res": ending.result}
+            moved = conn.execute(_END_GAME, params)
         if moved.rowcount != 1:
-            raise SeqConflict(game_id, expected_seq, -1)
+            return None
+        conn.execute(_INSERT_EVENTS, rows)
         if ending is not None:
             self._record_totals(conn, game_id, ending, now)
         if self._pg:
-            # Delivered at commit, to every replay process LISTENing (services/replay/follow.py).
             conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
         return AppendResult(head[0] + 1, seq, digest)
 
