@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from .common import Context, Table
 from .douzero_bench import douzero_section
+from .engine_bench import engine_section
 from .games_bench import games_section
 from .replay_bench import replay_section
 from .rules_bench import rules_section
@@ -39,4 +40,5 @@ SECTIONS: tuple[Section, ...] = (
         games_section,
     ),
     Section("replay", "replay store appends/s vs plain INSERT, games verified/s", replay_section),
+    Section("engine", "engine service: game calls vs the empty-RPC baseline", engine_section),
 )
