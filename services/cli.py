@@ -12,6 +12,11 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
+DESCRIPTION = (
+    "cardroom: the rules, the engine and replay services, and tools for Dou Dizhu and "
+    "Zheng Shangyou.  Data goes to stdout, messages to stderr; bad input exits 2."
+)
+
 # name -> (handler "module:function", help, arguments as (flags, kwargs))
 _Arg = tuple[tuple[str, ...], dict[str, object]]
 _VARIANT: _Arg = (("--variant", "-v"), {"required": True, "help": "doudizhu3, doudizhu4, …"})
@@ -126,7 +131,7 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardroom", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="cardroom", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     groups: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
     for name, (_, help_text, args) in COMMANDS.items():
