@@ -190,12 +190,13 @@ def test_counting_by_ranks_agrees_with_subsets(v: Variant, data: st.DataObject) 
 
 @st.composite
 def _patterns(draw: st.DrawFn, v: Variant) -> list[Pattern]:
-    """Patterns met in play: the readings of the leads of a few generated hands."""
+    """Patterns met in play: the generated leads of a few hands, classified."""
     # Shaped hands for bombs and chains, one dealt uniformly so there is always variety.
     hands = [*draw(deals(v, (12, 12), mode="shaped")), *draw(deals(v, (12,), mode="uniform"))]
     found: set[Pattern] = set()
     for hand in hands:
-        found.update(p.pattern for p in rules.legal_plays(v, hand))
+        for play in rules.legal_plays(v, hand):
+            found.add(rules.classify(v, play.cards, reading=play.pattern.reading))
     ordered = sorted(found)
     picks = draw(st.lists(st.sampled_from(ordered), min_size=3, max_size=25, unique=True))
     return picks

@@ -225,6 +225,8 @@ NOT_A_PATTERN = [
     _param("ddz4", "QQKKAA22", source="2和王不能出现在连对中"),
     _param("ddz4", "JQKA2", source="2和王不能出现在顺子中"),
     _param("ddz4", "KKKAAA222", source="2和王不能出现在三顺中"),
+    _param("ddz4", "JQKA+BJ", source="2和王不能出现在顺子中"),
+    _param("ddz4", "QQKKAA+BJBJ", source="2和王不能出现在连对中"),
     _param("ddz4", "BJRJ"),
     _param("ddz4", "BJBJRJ"),
     _param("ddz4", "333444+BJBJRJRJ", source="heavenly bomb split as wings"),
