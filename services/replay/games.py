@@ -376,8 +376,7 @@ class ReplayGames:
 
     def verify(self, game_id: str) -> Verification:
         """The hash chain, then a strict re-execution, then the stored status and result."""
-        game = self.store.game(game_id)
-        rows = self.store.events(game_id)
+        game, rows = self.store.game_and_events(game_id)
         bad = first_chain_break(game, rows)
         if bad is not None:
             return Verification(
@@ -419,8 +418,8 @@ class ReplayGames:
         )  # fmt: skip
 
     def _replayed_log(self, game_id: str) -> tuple[GameRow, Reexecution]:
-        game = self.store.game(game_id)
-        rx = reexecute(game_id, self.store.events(game_id), strict=False)
+        game, rows = self.store.game_and_events(game_id)
+        rx = reexecute(game_id, rows, strict=False)
         if rx.divergence is not None or rx.state is None:
             seq = rx.divergence.seq if rx.divergence else 1
             detail = rx.divergence.detail if rx.divergence else ""
@@ -593,8 +592,7 @@ class ReplayGames:
     # ------------------------------------------------------------------ an account
     def show(self, game_id: str) -> list[str]:
         """A readable account of a game, trick by trick (``cardroom replay show``)."""
-        game = self.store.game(game_id)
-        rows = self.store.events(game_id)
+        game, rows = self.store.game_and_events(game_id)
         rx = reexecute(game_id, rows, strict=False)
         header = rx.header
         players = list(game.players)

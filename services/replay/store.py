@@ -451,31 +451,40 @@ class EventStore:
 
     def game(self, game_id: str) -> GameRow:
         with self.engine.connect() as conn:
-            row = conn.execute(select(games).where(games.c.game_id == game_id)).first()
-            if row is None:
-                raise GameNotFound(f"no game {game_id!r}")
-            players: list[str] = list(
-                conn.execute(
-                    select(game_players.c.player_id)
-                    .where(game_players.c.game_id == game_id)
-                    .order_by(game_players.c.seat)
-                ).scalars()
-            )
-            return GameRow(
-                game_id=row.game_id,
-                variant=row.variant,
-                rules_version=row.rules_version,
-                status=row.status,
-                created_at=row.created_at,
-                ended_at=row.ended_at,
-                head_seq=row.head_seq,
-                head_hash=bytes(row.head_hash),
-                result=row.result,
-                players=tuple(players),
-            )
+            return self._game(conn, game_id)
+
+    def _game(self, conn: Connection, game_id: str) -> GameRow:
+        row = conn.execute(select(games).where(games.c.game_id == game_id)).first()
+        if row is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        players: list[str] = list(
+            conn.execute(
+                select(game_players.c.player_id)
+                .where(game_players.c.game_id == game_id)
+                .order_by(game_players.c.seat)
+            ).scalars()
+        )
+        return GameRow(
+            game_id=row.game_id,
+            variant=row.variant,
+            rules_version=row.rules_version,
+            status=row.status,
+            created_at=row.created_at,
+            ended_at=row.ended_at,
+            head_seq=row.head_seq,
+            head_hash=bytes(row.head_hash),
+            result=row.result,
+            players=tuple(players),
+        )
 
     def events(
         self, game_id: str, from_seq: int = 1, limit: int | None = None
+    ) -> list[StoredEvent]:
+        with self.engine.connect() as conn:
+            return self._events(conn, game_id, from_seq, limit)
+
+    def _events(
+        self, conn: Connection, game_id: str, from_seq: int = 1, limit: int | None = None
     ) -> list[StoredEvent]:
         query = (
             select(events)
@@ -484,13 +493,18 @@ class EventStore:
         )
         if limit is not None:
             query = query.limit(limit)
+        return [_stored(row) for row in conn.execute(query)]
+
+    def game_and_events(self, game_id: str) -> tuple[GameRow, list[StoredEvent]]:
+        """A game's row and its whole log, read on one connection in one transaction (a
+        consistent pair, and on PostgreSQL half the round trips of reading them apart)."""
         with self.engine.connect() as conn:
-            return [_stored(row) for row in conn.execute(query)]
+            return self._game(conn, game_id), self._events(conn, game_id)
 
     def verify_chain(self, game_id: str) -> int | None:
         """The first sequence number whose stored hash, order or payload does not follow from
         the chain (a tampered row), or None when the whole chain and the head hold."""
-        return first_chain_break(self.game(game_id), self.events(game_id))
+        return first_chain_break(*self.game_and_events(game_id))
 
     def player_stats(self, player_id: str) -> list[PlayerStats]:
         with self.engine.connect() as conn:
