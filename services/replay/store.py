@@ -39,11 +39,6 @@ _GUARD = and_(
     games.c.head_hash == bindparam("old_hash"),
     games.c.status == "running",
 )
-_MOVE_HEAD = (
-    update(games)
-    .where(_GUARD)
-    .values(head_seq=bindparam("new_seq"), head_hash=bindparam("new_hash"))
-)
 _END_GAME = (
     update(games)
     .where(_GUARD)
@@ -56,7 +51,57 @@ _END_GAME = (
     )
 )
 _INSERT_EVENTS = insert(events)
-_INSERT_REQUEST = insert(append_requests)
+_EVENT_COLUMNS = (
+    "game_id", "seq", "type", "server_time", "actor", "cause", "visibility", "payload", "hash"
+)  # fmt: skip
+_REQUEST_COLUMNS = ("request_id", "game_id", "first_seq", "last_seq", "head_hash", "created_at")
+
+
+class _Driver:
+    """The hot path of an append in the database driver's own SQL.
+
+    SQLAlchemy's per-statement work costs several times what SQLite itself spends on these
+    few small statements, so the append of a running game (move the head, insert the events,
+    record the request id, NOTIFY) goes to the DBAPI cursor of the same connection and
+    transaction.  Values still pass through SQLAlchemy's own type processors, so the rows are
+    exactly what the Core statements would have written."""
+
+    def __init__(self, engine: Engine) -> None:
+        dialect = engine.dialect
+        mark = "?" if dialect.paramstyle == "qmark" else "%s"
+        self.integrity_error: type[Exception] = dialect.loaded_dbapi.IntegrityError
+
+        def processor(column: Any) -> Callable[[Any], Any]:
+            process = column.type.bind_processor(dialect)
+            return process if process is not None else (lambda value: value)
+
+        self.event_processors = [processor(events.c[name]) for name in _EVENT_COLUMNS]
+        self.request_processors = [processor(append_requests.c[n]) for n in _REQUEST_COLUMNS]
+        self.move_head = (
+            f"UPDATE games SET head_seq = {mark}, head_hash = {mark} WHERE game_id = {mark} "
+            f"AND head_seq = {mark} AND head_hash = {mark} AND status = 'running'"
+        )
+        self.insert_events = (
+            f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
+            f"VALUES ({', '.join([mark] * len(_EVENT_COLUMNS))})"
+        )
+        self.insert_request = (
+            f"INSERT INTO append_requests ({', '.join(_REQUEST_COLUMNS)}) "
+            f"VALUES ({', '.join([mark] * len(_REQUEST_COLUMNS))})"
+        )
+        self.notify = f"SELECT pg_notify({mark}, {mark})"
+
+    def event_row(self, row: dict[str, Any]) -> tuple[Any, ...]:
+        return tuple(p(row[c]) for p, c in zip(self.event_processors, _EVENT_COLUMNS, strict=True))
+
+    def request_row(self, values: Sequence[Any]) -> tuple[Any, ...]:
+        return tuple(p(v) for p, v in zip(self.request_processors, values, strict=True))
+
+
+def _cursor(conn: Connection) -> Any:
+    dbapi = conn.connection.dbapi_connection
+    assert dbapi is not None
+    return dbapi.cursor()
 
 
 def genesis_hash(game_id: str) -> bytes:
@@ -186,6 +231,7 @@ class EventStore:
         # game id -> (seq, hash) of the head this store last appended (running games only).
         self._heads: dict[str, tuple[int, bytes]] = {}
         self._heads_lock = threading.Lock()
+        self._driver = _Driver(engine)
 
     # ------------------------------------------------------------------ writing
     def append(
@@ -208,18 +254,20 @@ class EventStore:
         try:
             with self.engine.begin() as conn:
                 result = self._append(conn, game_id, expected_seq, new_events, header, ending)
-                conn.execute(
-                    _INSERT_REQUEST,
-                    {
-                        "request_id": request_id,
-                        "game_id": game_id,
-                        "first_seq": result.first_seq,
-                        "last_seq": result.last_seq,
-                        "head_hash": result.head_hash,
-                        "created_at": self.clock(),
-                    },
+                _cursor(conn).execute(
+                    self._driver.insert_request,
+                    self._driver.request_row(
+                        (
+                            request_id,
+                            game_id,
+                            result.first_seq,
+                            result.last_seq,
+                            result.head_hash,
+                            self.clock(),
+                        )
+                    ),
                 )
-        except (IntegrityError, SeqConflict, BadAppend) as exc:
+        except (IntegrityError, self._driver.integrity_error, SeqConflict, BadAppend) as exc:
             self._forget(game_id)
             # A retry of an answered request finds the head moved on (or the game over), and a
             # concurrent writer may have got there first: either way, a request id already
@@ -228,7 +276,7 @@ class EventStore:
                 done = self._replayed(conn, game_id, request_id)
                 if done is not None:
                     return done
-                if not isinstance(exc, IntegrityError):
+                if not isinstance(exc, IntegrityError | self._driver.integrity_error):
                     raise
                 actual = self._head(conn, game_id)
             raise SeqConflict(game_id, expected_seq, actual[0] if actual else 0) from None
@@ -385,15 +433,21 @@ class EventStore:
             "new_hash": digest,
         }
         if ending is None:
-            moved = conn.execute(_MOVE_HEAD, params)
-        else:
-            params |= {"new_status": ending.status, "ended": now, "res": ending.result}
-            moved = conn.execute(_END_GAME, params)
+            # The common append: straight to the driver (see _Driver).
+            driver, cur = self._driver, _cursor(conn)
+            cur.execute(driver.move_head, (seq, digest, game_id, head[0], head[1]))
+            if cur.rowcount != 1:
+                return None
+            cur.executemany(driver.insert_events, [driver.event_row(r) for r in rows])
+            if self._pg:
+                cur.execute(driver.notify, (NOTIFY_CHANNEL, game_id))
+            return AppendResult(head[0] + 1, seq, digest)
+        params |= {"new_status": ending.status, "ended": now, "res": ending.result}
+        moved = conn.execute(_END_GAME, params)
         if moved.rowcount != 1:
             return None
         conn.execute(_INSERT_EVENTS, rows)
-        if ending is not None:
-            self._record_totals(conn, game_id, ending, now)
+        self._record_totals(conn, game_id, ending, now)
         if self._pg:
             conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
         return AppendResult(head[0] + 1, seq, digest)
