@@ -143,6 +143,8 @@ def _same(ev: common_pb2.Event, expected: rules.Event) -> str | None:
         return f"stored {ev.type or '?'!r}, the rules give {expected.type!r}"
     if seat_of_event(ev) != expected.to:
         return f"visibility: stored seat {seat_of_event(ev)}, the rules give {expected.to}"
+    if ev.data_json == dumps({"seat": expected.seat, **expected.data}):
+        return None  # the usual case: written by this engine, byte for byte
     want = expected_data(expected)
     got = data_of(ev)
     if got != want:
