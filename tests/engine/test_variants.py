@@ -194,3 +194,25 @@ def test_choices_lists_every_overridable_field_as_json() -> None:
     json.dumps(v.describe())
     # Every listed choice can be set back to its own value.
     assert v.override(choices) == v
+
+
+def test_a_room_may_switch_the_ace_two_chain_rule() -> None:
+    # RULES.md §3.2 is a choice of zhengshangyou2 only; zsy1 keeps 3..A chains by default.
+    a2345 = rules.parse_cards("As 2s 3h 4s 5s")
+    with pytest.raises(rules.NotAPattern):
+        rules.classify(rules.variant("zsy1"), a2345)
+    wrapped = rules.variant("zsy1").override({"chain_wraps_ace_two": True})
+    assert rules.classify(wrapped, a2345).reading == "straight:5"
+
+
+def test_a_room_may_require_low_runs_to_reach_four() -> None:
+    # The choice of §3.2: 2233 and 222333 read in the low order, though the seed names only
+    # runs reaching 3 and 4.  Switched off, they are no chain; AA223344 still is.
+    v = rules.variant("zsy2")
+    assert rules.classify(v, rules.parse_cards("2s 2h 3s 3h")).reading == "pair_chain:3"
+    strict = v.override({"low_runs_may_end_at_three": False})
+    with pytest.raises(rules.NotAPattern):
+        rules.classify(strict, rules.parse_cards("2s 2h 3s 3h"))
+    with pytest.raises(rules.NotAPattern):
+        rules.classify(strict, rules.parse_cards("2s 2h 2c 3s 3h 3c"))
+    assert rules.classify(strict, rules.parse_cards("As Ah 2s 2h 3s 3h 4s 4h")).low

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any, Final, NamedTuple
 
-from .cards import ACE, BLACK_JOKER, NUM_RANKS, RED_JOKER, THREE, TWO
+from .cards import ACE, BLACK_JOKER, FOUR, NUM_RANKS, RED_JOKER, THREE, TWO
 from .kinds import SHAPED_KINDS, SHAPES, Kind, Wings
 
 #: The rules version stored with every game; bumped whenever any rule, the shuffle or the
@@ -63,11 +63,12 @@ class Variant:
     opener: str  # "landlord", or "spade_three" (the first ♠3 dealt opens)
     landlord_share: int  # the landlord wins or loses this many times each farmer's score
     min_pair_chain: int
-    chain_wraps_ace_two: bool  # RULES.md §3.2: A and 2 at either end of a chain
     bomb_min: int
     bomb_max: int
     # --- choices a room may switch (RULES.md "choice") ---
     patterns: frozenset[Kind] = _choice(frozenset())
+    chain_wraps_ace_two: bool = _choice(False)  # RULES.md §3.2: A and 2 at either end
+    low_runs_may_end_at_three: bool = _choice(True)  # §3.2: 2233 and 222333 read low
     min_straight: int = _choice(5)
     min_triple_chain: int = _choice(2)
     max_plane: int = _choice(0)  # longest plane with wings; 0 = no limit but the hand
@@ -125,7 +126,8 @@ class Variant:
                 low_seq = [ACE, TWO, *range(THREE, ACE)]
                 for start in (0, 1):
                     seq = low_seq[start : start + length]
-                    if len(seq) == length and THREE in seq and length < 13:
+                    reaches = THREE in seq and (FOUR in seq or self.low_runs_may_end_at_three)
+                    if len(seq) == length and reaches and length < 13:
                         top_pos = start + length - 1
                         by_len[length].append(Run(tuple(seq), seq[-1], True, top_pos - 13))
             for start in range(len(high) - length + 1):

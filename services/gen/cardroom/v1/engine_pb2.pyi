@@ -339,7 +339,7 @@ class BombFactor(_message.Message):
     def __init__(self, size: _Optional[int] = ..., factor: _Optional[int] = ...) -> None: ...
 
 class Variant(_message.Message):
-    __slots__ = ("name", "family", "players", "decks", "jokers", "hand_size", "bottom_size", "bottom_public", "bidding", "opener", "landlord_share", "min_pair_chain", "chain_wraps_ace_two", "bomb_min", "bomb_max", "patterns", "min_straight", "min_triple_chain", "max_plane", "aaa_bomb", "aaa_bomb_highest", "first_lead_holds_spade_three", "bid_three_ends_bidding", "forced_bid", "forced_bid_bombs", "max_deals", "rotate_first_bidder", "show_hand_factor", "bomb_factors", "rocket_factor", "led_bombs_count", "spring_factor", "anti_spring_factor", "escape_base", "escape_card_factor", "start_timeout_s", "bid_timeout_s", "turn_timeout_s", "disconnect_grace_s", "choices", "aliases", "rules_version")
+    __slots__ = ("name", "family", "players", "decks", "jokers", "hand_size", "bottom_size", "bottom_public", "bidding", "opener", "landlord_share", "min_pair_chain", "chain_wraps_ace_two", "bomb_min", "bomb_max", "patterns", "min_straight", "min_triple_chain", "max_plane", "aaa_bomb", "aaa_bomb_highest", "first_lead_holds_spade_three", "bid_three_ends_bidding", "forced_bid", "forced_bid_bombs", "max_deals", "rotate_first_bidder", "show_hand_factor", "bomb_factors", "rocket_factor", "led_bombs_count", "spring_factor", "anti_spring_factor", "escape_base", "escape_card_factor", "start_timeout_s", "bid_timeout_s", "turn_timeout_s", "disconnect_grace_s", "low_runs_may_end_at_three", "choices", "aliases", "rules_version")
     NAME_FIELD_NUMBER: _ClassVar[int]
     FAMILY_FIELD_NUMBER: _ClassVar[int]
     PLAYERS_FIELD_NUMBER: _ClassVar[int]
@@ -379,6 +379,7 @@ class Variant(_message.Message):
     BID_TIMEOUT_S_FIELD_NUMBER: _ClassVar[int]
     TURN_TIMEOUT_S_FIELD_NUMBER: _ClassVar[int]
     DISCONNECT_GRACE_S_FIELD_NUMBER: _ClassVar[int]
+    LOW_RUNS_MAY_END_AT_THREE_FIELD_NUMBER: _ClassVar[int]
     CHOICES_FIELD_NUMBER: _ClassVar[int]
     ALIASES_FIELD_NUMBER: _ClassVar[int]
     RULES_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -421,10 +422,11 @@ class Variant(_message.Message):
     bid_timeout_s: int
     turn_timeout_s: int
     disconnect_grace_s: int
+    low_runs_may_end_at_three: bool
     choices: _containers.RepeatedScalarFieldContainer[str]
     aliases: _containers.RepeatedScalarFieldContainer[str]
     rules_version: int
-    def __init__(self, name: _Optional[str] = ..., family: _Optional[str] = ..., players: _Optional[int] = ..., decks: _Optional[int] = ..., jokers: _Optional[bool] = ..., hand_size: _Optional[int] = ..., bottom_size: _Optional[int] = ..., bottom_public: _Optional[bool] = ..., bidding: _Optional[bool] = ..., opener: _Optional[str] = ..., landlord_share: _Optional[int] = ..., min_pair_chain: _Optional[int] = ..., chain_wraps_ace_two: _Optional[bool] = ..., bomb_min: _Optional[int] = ..., bomb_max: _Optional[int] = ..., patterns: _Optional[_Iterable[str]] = ..., min_straight: _Optional[int] = ..., min_triple_chain: _Optional[int] = ..., max_plane: _Optional[int] = ..., aaa_bomb: _Optional[bool] = ..., aaa_bomb_highest: _Optional[bool] = ..., first_lead_holds_spade_three: _Optional[bool] = ..., bid_three_ends_bidding: _Optional[bool] = ..., forced_bid: _Optional[bool] = ..., forced_bid_bombs: _Optional[int] = ..., max_deals: _Optional[int] = ..., rotate_first_bidder: _Optional[bool] = ..., show_hand_factor: _Optional[int] = ..., bomb_factors: _Optional[_Iterable[_Union[BombFactor, _Mapping]]] = ..., rocket_factor: _Optional[int] = ..., led_bombs_count: _Optional[bool] = ..., spring_factor: _Optional[int] = ..., anti_spring_factor: _Optional[int] = ..., escape_base: _Optional[int] = ..., escape_card_factor: _Optional[int] = ..., start_timeout_s: _Optional[int] = ..., bid_timeout_s: _Optional[int] = ..., turn_timeout_s: _Optional[int] = ..., disconnect_grace_s: _Optional[int] = ..., choices: _Optional[_Iterable[str]] = ..., aliases: _Optional[_Iterable[str]] = ..., rules_version: _Optional[int] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., family: _Optional[str] = ..., players: _Optional[int] = ..., decks: _Optional[int] = ..., jokers: _Optional[bool] = ..., hand_size: _Optional[int] = ..., bottom_size: _Optional[int] = ..., bottom_public: _Optional[bool] = ..., bidding: _Optional[bool] = ..., opener: _Optional[str] = ..., landlord_share: _Optional[int] = ..., min_pair_chain: _Optional[int] = ..., chain_wraps_ace_two: _Optional[bool] = ..., bomb_min: _Optional[int] = ..., bomb_max: _Optional[int] = ..., patterns: _Optional[_Iterable[str]] = ..., min_straight: _Optional[int] = ..., min_triple_chain: _Optional[int] = ..., max_plane: _Optional[int] = ..., aaa_bomb: _Optional[bool] = ..., aaa_bomb_highest: _Optional[bool] = ..., first_lead_holds_spade_three: _Optional[bool] = ..., bid_three_ends_bidding: _Optional[bool] = ..., forced_bid: _Optional[bool] = ..., forced_bid_bombs: _Optional[int] = ..., max_deals: _Optional[int] = ..., rotate_first_bidder: _Optional[bool] = ..., show_hand_factor: _Optional[int] = ..., bomb_factors: _Optional[_Iterable[_Union[BombFactor, _Mapping]]] = ..., rocket_factor: _Optional[int] = ..., led_bombs_count: _Optional[bool] = ..., spring_factor: _Optional[int] = ..., anti_spring_factor: _Optional[int] = ..., escape_base: _Optional[int] = ..., escape_card_factor: _Optional[int] = ..., start_timeout_s: _Optional[int] = ..., bid_timeout_s: _Optional[int] = ..., turn_timeout_s: _Optional[int] = ..., disconnect_grace_s: _Optional[int] = ..., low_runs_may_end_at_three: _Optional[bool] = ..., choices: _Optional[_Iterable[str]] = ..., aliases: _Optional[_Iterable[str]] = ..., rules_version: _Optional[int] = ...) -> None: ...
 
 class Pattern(_message.Message):
     __slots__ = ("kind", "rank", "length", "size", "low", "wings", "reading")
