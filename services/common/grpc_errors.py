@@ -8,8 +8,10 @@ into one); :func:`to_status` builds the ``grpc.Status`` the server aborts with, 
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from google.protobuf import any_pb2
@@ -103,3 +105,31 @@ def details(error: grpc.RpcError) -> ErrorDetails:
             item.Unpack(bad)
             out.fields.extend(v.field for v in bad.field_violations)
     return out
+
+
+# --------------------------------------------------------------------------- servicers
+_Req = TypeVar("_Req")
+_Resp = TypeVar("_Resp")
+Handler = Callable[[Any, _Req, "grpc.aio.ServicerContext[Any, Any]"], Awaitable[_Resp]]
+
+
+def refusing(
+    handled: tuple[type[Exception], ...], to_error: Callable[[Exception], ServiceError]
+) -> Callable[[Handler[_Req, _Resp]], Handler[_Req, _Resp]]:
+    """A decorator for a service's unary handlers: an exception of ``handled`` (what the
+    layers below raise for bad input) ends the call with the status ``to_error`` gives it."""
+
+    def decorate(method: Handler[_Req, _Resp]) -> Handler[_Req, _Resp]:
+        @functools.wraps(method)
+        async def handler(
+            self: Any, request: _Req, context: grpc.aio.ServicerContext[Any, Any]
+        ) -> _Resp:
+            try:
+                return await method(self, request, context)
+            except handled as exc:
+                await context.abort_with_status(to_status(to_error(exc)))
+                raise  # unreachable: abort raises
+
+        return handler
+
+    return decorate

@@ -13,6 +13,8 @@ import sys
 import time
 from typing import IO, Any
 
+from services.common.files import read_text
+
 from .rules import (
     GameState,
     RecordError,
@@ -59,11 +61,7 @@ def settlement_summary(state: GameState) -> dict[str, Any]:
 def settle_main(args: argparse.Namespace) -> int:
     path = args.record
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+        text = read_text(path)
     except OSError as exc:
         return _fail("settle", f"cannot read {path}: {exc.strerror or exc}")
     try:

@@ -8,12 +8,11 @@ may surface as INTERNAL or UNKNOWN.
 
 from __future__ import annotations
 
-import functools
 import json
 import uuid
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Mapping
+from typing import Any
 
 import grpc
 from cardroom.v1 import common_pb2, engine_pb2, engine_pb2_grpc
@@ -367,25 +366,10 @@ def _record_action(action: rules.Action) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- the servicer
-_Req = TypeVar("_Req")
-_Resp = TypeVar("_Resp")
-_Handler = Callable[[Any, _Req, grpc.aio.ServicerContext[Any, Any]], Awaitable[_Resp]]
-
-
-def rpc(method: _Handler[_Req, _Resp]) -> _Handler[_Req, _Resp]:
-    """Turn a ServiceError (or a rules error that escaped a field check) into its status."""
-
-    @functools.wraps(method)
-    async def handler(
-        self: Any, request: _Req, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> _Resp:
-        try:
-            return await method(self, request, context)
-        except (ServiceError, rules.RulesError, rules.VariantError, TokenInvalid) as exc:
-            await context.abort_with_status(grpc_errors.to_status(rules_error(exc)))
-            raise  # unreachable: abort raises
-
-    return handler
+# A ServiceError, or a rules error that escaped a field check, ends the call with its status.
+rpc = grpc_errors.refusing(
+    (ServiceError, rules.RulesError, rules.VariantError, TokenInvalid), rules_error
+)
 
 
 def _dumps(value: Any) -> str:

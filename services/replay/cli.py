@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
+from services.common.files import read_text
 from services.engine import rules
 from services.engine.game_cli import _Progress
 
@@ -122,11 +123,7 @@ def _records(text: str) -> Iterator[tuple[int, Any]]:
 def import_main(args: argparse.Namespace) -> int:
     path = args.file
     try:
-        if path == "-":
-            text = sys.stdin.read()
-        else:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
+        text = read_text(path)
     except OSError as exc:
         return _fail("replay import", f"cannot read {path}: {exc.strerror or exc}")
     items = list(_records(text))

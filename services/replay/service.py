@@ -15,10 +15,10 @@ import contextlib
 import functools
 import json
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 from cardroom.v1 import common_pb2, replay_pb2
@@ -96,9 +96,6 @@ def replay_error(exc: Exception) -> ServiceError:
     raise exc
 
 
-_Req = TypeVar("_Req")
-_Resp = TypeVar("_Resp")
-_Handler = Callable[[Any, _Req, grpc.aio.ServicerContext[Any, Any]], Awaitable[_Resp]]
 _HANDLED = (
     ServiceError,
     SeqConflict,
@@ -112,20 +109,8 @@ _HANDLED = (
 )
 
 
-def rpc(method: _Handler[_Req, _Resp]) -> _Handler[_Req, _Resp]:
-    """Turn what the layers below raise into its status (unary calls)."""
-
-    @functools.wraps(method)
-    async def handler(
-        self: Any, request: _Req, context: grpc.aio.ServicerContext[Any, Any]
-    ) -> _Resp:
-        try:
-            return await method(self, request, context)
-        except _HANDLED as exc:
-            await context.abort_with_status(grpc_errors.to_status(replay_error(exc)))
-            raise  # unreachable: abort raises
-
-    return handler
+# What the layers below raise for bad input ends a unary call with its status.
+rpc = grpc_errors.refusing(_HANDLED, replay_error)
 
 
 # --------------------------------------------------------------------------- conversions
