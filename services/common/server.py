@@ -75,12 +75,12 @@ def server_options(settings: ServerSettings, reuse_port: bool) -> list[tuple[str
 
 
 # --------------------------------------------------------------------------- access log
-class _Malformed:
+class Malformed:
     """Stands in for a request body that does not parse, so the handler wrapper can refuse it
     with INVALID_ARGUMENT (grpc.aio would answer UNKNOWN for a deserializer's exception)."""
 
 
-def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+def tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
     if deserialize is None:
         return None
     inner = deserialize
@@ -89,7 +89,7 @@ def _tolerant(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], A
         try:
             return inner(body)
         except Exception:
-            return _Malformed()
+            return Malformed()
 
     return parse
 
@@ -120,7 +120,7 @@ class AccessLog(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
             return handler
         wrapped = grpc.unary_unary_rpc_method_handler(
             self._wrap(method, handler.unary_unary),
-            request_deserializer=_tolerant(handler.request_deserializer),
+            request_deserializer=tolerant(handler.request_deserializer),
             response_serializer=handler.response_serializer,
         )
         self._wrapped[method] = wrapped
@@ -145,7 +145,7 @@ class AccessLog(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
                 if remaining is not None and remaining <= 0:
                     code = "DEADLINE_EXCEEDED"
                     await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline expired")
-                if isinstance(request, _Malformed):
+                if isinstance(request, Malformed):
                     code = "INVALID_ARGUMENT"
                     err = invalid("MALFORMED_REQUEST", "the request body is not a valid message")
                     await context.abort_with_status(to_status(err))

@@ -23,7 +23,7 @@ import grpc
 from cardroom.v1 import replay_pb2
 
 from services.common import logging as clog
-from services.common.server import ServiceSpec, _tolerant, serve
+from services.common.server import ServiceSpec, serve, tolerant
 from services.common.settings import ServerSettings, SettingsError, from_args
 
 from .access import AccessPolicy
@@ -73,7 +73,7 @@ def add_to_server(server: grpc.aio.Server, servicer: ReplayServicer) -> Sequence
         if method.server_streaming:
             handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 getattr(servicer, method.name),
-                request_deserializer=_tolerant(request.FromString),
+                request_deserializer=tolerant(request.FromString),
                 response_serializer=response.SerializeToString,
             )
         else:

@@ -27,7 +27,7 @@ from sqlalchemy.exc import OperationalError
 from services.common import grpc_errors
 from services.common import logging as clog
 from services.common.grpc_errors import ServiceError, invalid
-from services.common.server import _Malformed  # the runner's marker for unparsable bodies
+from services.common.server import Malformed
 from services.engine import rules
 from services.engine.service import MAX_JSON, rules_error, text
 
@@ -278,7 +278,7 @@ class ReplayServicer:
         start = time.perf_counter()
         code = "OK"
         try:
-            if isinstance(request, _Malformed):
+            if isinstance(request, Malformed):
                 raise invalid("MALFORMED_REQUEST", "the request body is not a valid message")
             async for item in self._stream(request, context):
                 yield item
