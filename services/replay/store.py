@@ -90,6 +90,14 @@ class _Driver:
             f"VALUES ({', '.join([mark] * len(_REQUEST_COLUMNS))})"
         )
         self.notify = f"SELECT pg_notify({mark}, {mark})"
+        # PostgreSQL: move the head, record the request id and NOTIFY in one round trip; it
+        # inserts (and returns) a row only when the head was where the writer said.
+        self.advance = (
+            f"WITH moved AS ({self.move_head} RETURNING game_id) "
+            f"INSERT INTO append_requests ({', '.join(_REQUEST_COLUMNS)}) "
+            f"SELECT {mark}, game_id, {mark}, {mark}, {mark}, {mark} FROM moved "
+            f"RETURNING pg_notify({mark}, game_id)"
+        )
 
     def event_row(self, row: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(p(row[c]) for p, c in zip(self.event_processors, _EVENT_COLUMNS, strict=True))
@@ -253,20 +261,23 @@ class EventStore:
             raise BadAppend("an append needs at least one event", "NO_EVENTS")
         try:
             with self.engine.begin() as conn:
-                result = self._append(conn, game_id, expected_seq, new_events, header, ending)
-                _cursor(conn).execute(
-                    self._driver.insert_request,
-                    self._driver.request_row(
-                        (
-                            request_id,
-                            game_id,
-                            result.first_seq,
-                            result.last_seq,
-                            result.head_hash,
-                            self.clock(),
-                        )
-                    ),
+                result, recorded = self._append(
+                    conn, game_id, expected_seq, new_events, header, ending, request_id
                 )
+                if not recorded:
+                    _cursor(conn).execute(
+                        self._driver.insert_request,
+                        self._driver.request_row(
+                            (
+                                request_id,
+                                game_id,
+                                result.first_seq,
+                                result.last_seq,
+                                result.head_hash,
+                                self.clock(),
+                            )
+                        ),
+                    )
         except (IntegrityError, self._driver.integrity_error, SeqConflict, BadAppend) as exc:
             self._forget(game_id)
             # A retry of an answered request finds the head moved on (or the game over), and a
@@ -326,7 +337,9 @@ class EventStore:
         new_events: Sequence[NewEvent],
         header: GameHeader | None,
         ending: GameEnding | None,
-    ) -> AppendResult:
+        request_id: str,
+    ) -> tuple[AppendResult, bool]:
+        """The append, and whether it recorded the request id itself."""
         now = self.clock()
         with self._heads_lock:
             cached = self._heads.get(game_id)
@@ -334,9 +347,9 @@ class EventStore:
             # The head this process last wrote: one guarded UPDATE both checks it (sequence
             # number, hash and status, so a stale cache can never pass) and takes the row lock
             # that serialises writers, instead of a locking SELECT first.
-            result = self._append_after(conn, game_id, cached, new_events, ending, now)
-            if result is not None:
-                return result
+            done = self._append_after(conn, game_id, cached, new_events, ending, now, request_id)
+            if done is not None:
+                return done
         head = self._head(conn, game_id, lock=True)
         if head is None:
             if expected_seq != 0:
@@ -389,7 +402,7 @@ class EventStore:
         if self._pg:
             # Delivered at commit, to every replay process LISTENing (services/replay/follow.py).
             conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
-        return AppendResult(head[0] + 1, seq, digest)
+        return AppendResult(head[0] + 1, seq, digest), False
 
     def _rows(
         self, game_id: str, head: tuple[int, bytes], new_events: Sequence[NewEvent], now: datetime
@@ -422,27 +435,39 @@ class EventStore:
         new_events: Sequence[NewEvent],
         ending: GameEnding | None,
         now: datetime,
-    ) -> AppendResult | None:
-        """The fast path: None when the game is not at ``head`` (or is over)."""
+        request_id: str,
+    ) -> tuple[AppendResult, bool] | None:
+        """The fast path: None when the game is not at ``head`` (or is over); else the
+        append, and whether it recorded the request id."""
         rows, seq, digest = self._rows(game_id, head, new_events, now)
+        result = AppendResult(head[0] + 1, seq, digest)
+        if ending is None:
+            # The common append: straight to the driver (see _Driver).
+            driver, cur = self._driver, _cursor(conn)
+            if self._pg:
+                request = driver.request_row(
+                    (request_id, game_id, result.first_seq, seq, digest, self.clock())
+                )
+                guard = (seq, digest, game_id, head[0], head[1])
+                cur.execute(driver.advance, (*guard, request[0], *request[2:], NOTIFY_CHANNEL))
+                recorded = True
+            else:
+                cur.execute(driver.move_head, (seq, digest, game_id, head[0], head[1]))
+                recorded = False
+            if cur.rowcount != 1:
+                return None
+            cur.executemany(driver.insert_events, [driver.event_row(r) for r in rows])
+            return result, recorded
         params: dict[str, Any] = {
             "g": game_id,
             "old_seq": head[0],
             "old_hash": head[1],
             "new_seq": seq,
             "new_hash": digest,
+            "new_status": ending.status,
+            "ended": now,
+            "res": ending.result,
         }
-        if ending is None:
-            # The common append: straight to the driver (see _Driver).
-            driver, cur = self._driver, _cursor(conn)
-            cur.execute(driver.move_head, (seq, digest, game_id, head[0], head[1]))
-            if cur.rowcount != 1:
-                return None
-            cur.executemany(driver.insert_events, [driver.event_row(r) for r in rows])
-            if self._pg:
-                cur.execute(driver.notify, (NOTIFY_CHANNEL, game_id))
-            return AppendResult(head[0] + 1, seq, digest)
-        params |= {"new_status": ending.status, "ended": now, "res": ending.result}
         moved = conn.execute(_END_GAME, params)
         if moved.rowcount != 1:
             return None
@@ -450,7 +475,7 @@ class EventStore:
         self._record_totals(conn, game_id, ending, now)
         if self._pg:
             conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
-        return AppendResult(head[0] + 1, seq, digest)
+        return result, False
 
     def _record_totals(
         self, conn: Connection, game_id: str, ending: GameEnding, now: datetime
