@@ -140,3 +140,10 @@ def test_sorting_only_reorders(cards: list[Card]) -> None:
     # By count: the number of cards of each card's rank never decreases along the hand.
     along = [counts[c.rank] for c in rules.sort_by_count(cards)]
     assert along == sorted(along)
+
+
+def test_sort_by_count_keeps_two_deck_bombs_in_one_group_by_rank() -> None:
+    # RULES.md §6: singles, pairs, triples, then bombs — a bomb of five 3s still comes before
+    # a bomb of four 9s, because within a group cards go by rank.
+    hand = parse_cards("9s 9h 9c 9d 3s 3s 3h 3c 3d 5s")
+    assert format_cards(rules.sort_by_count(hand)) == "5s3s3s3h3c3d9s9h9c9d"

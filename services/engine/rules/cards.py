@@ -149,7 +149,9 @@ def sort_by_count(cards: Iterable[Card]) -> tuple[Card, ...]:
     counts = [0] * NUM_RANKS
     for c in ordered:
         counts[RANK_OF[c]] += 1
-    return tuple(sorted(ordered, key=lambda c: (counts[RANK_OF[c]], c)))
+    # Four or more of a rank is a bomb in every game: one group, by rank (two decks give
+    # bombs of 4 to 8 cards).
+    return tuple(sorted(ordered, key=lambda c: (min(counts[RANK_OF[c]], 4), c)))
 
 
 def rank_counts(cards: Iterable[int]) -> list[int]:
