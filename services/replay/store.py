@@ -260,24 +260,13 @@ class EventStore:
         if not new_events:
             raise BadAppend("an append needs at least one event", "NO_EVENTS")
         try:
-            with self.engine.begin() as conn:
-                result, recorded = self._append(
-                    conn, game_id, expected_seq, new_events, header, ending, request_id
+            fast = self._fast_append(game_id, expected_seq, new_events, request_id, ending)
+            if fast is not None:
+                result = fast
+            else:
+                result = self._slow_append(
+                    game_id, expected_seq, new_events, request_id, header, ending
                 )
-                if not recorded:
-                    _cursor(conn).execute(
-                        self._driver.insert_request,
-                        self._driver.request_row(
-                            (
-                                request_id,
-                                game_id,
-                                result.first_seq,
-                                result.last_seq,
-                                result.head_hash,
-                                self.clock(),
-                            )
-                        ),
-                    )
         except (IntegrityError, self._driver.integrity_error, SeqConflict, BadAppend) as exc:
             self._forget(game_id)
             # A retry of an answered request finds the head moved on (or the game over), and a
@@ -302,6 +291,79 @@ class EventStore:
         else:
             self._forget(game_id)
         return result
+
+    def _slow_append(
+        self,
+        game_id: str,
+        expected_seq: int,
+        new_events: Sequence[NewEvent],
+        request_id: str,
+        header: GameHeader | None,
+        ending: GameEnding | None,
+    ) -> AppendResult:
+        """Any append, through SQLAlchemy: a new game, an ending, an unknown head."""
+        with self.engine.begin() as conn:
+            result = self._append(conn, game_id, expected_seq, new_events, header, ending)
+            _cursor(conn).execute(
+                self._driver.insert_request,
+                self._driver.request_row(
+                    (
+                        request_id,
+                        game_id,
+                        result.first_seq,
+                        result.last_seq,
+                        result.head_hash,
+                        self.clock(),
+                    )
+                ),
+            )
+        return result
+
+    def _fast_append(
+        self,
+        game_id: str,
+        expected_seq: int,
+        new_events: Sequence[NewEvent],
+        request_id: str,
+        ending: GameEnding | None,
+    ) -> AppendResult | None:
+        """The append of a running game at the head this store last wrote, on a pooled
+        DBAPI connection in a transaction of its own: no SQLAlchemy statement or transaction
+        machinery on the path every move takes.  None when the game is not at that head (the
+        caller then takes the general path)."""
+        if ending is not None or expected_seq <= 0:
+            return None
+        with self._heads_lock:
+            cached = self._heads.get(game_id)
+        if cached is None or cached[0] != expected_seq:
+            return None
+        now = self.clock()
+        rows, seq, digest = self._rows(game_id, cached, new_events, now)
+        driver = self._driver
+        request = driver.request_row((request_id, game_id, expected_seq + 1, seq, digest, now))
+        guard = (seq, digest, game_id, cached[0], cached[1])
+        raw = self.engine.raw_connection()
+        try:
+            cur = raw.cursor()
+            if self._pg:
+                cur.execute(driver.advance, (*guard, request[0], *request[2:], NOTIFY_CHANNEL))
+            else:
+                cur.execute("BEGIN IMMEDIATE")  # the write lock first, as engine.begin() does
+                cur.execute(driver.move_head, guard)
+            if cur.rowcount != 1:
+                raw.rollback()
+                self._forget(game_id)
+                return None
+            cur.executemany(driver.insert_events, [driver.event_row(r) for r in rows])
+            if not self._pg:
+                cur.execute(driver.insert_request, request)
+            raw.commit()
+        except BaseException:
+            raw.rollback()
+            raise
+        finally:
+            raw.close()  # back to the pool
+        return AppendResult(expected_seq + 1, seq, digest)
 
     def _forget(self, game_id: str) -> None:
         with self._heads_lock:
@@ -337,17 +399,15 @@ class EventStore:
         new_events: Sequence[NewEvent],
         header: GameHeader | None,
         ending: GameEnding | None,
-        request_id: str,
-    ) -> tuple[AppendResult, bool]:
-        """The append, and whether it recorded the request id itself."""
+    ) -> AppendResult:
         now = self.clock()
         with self._heads_lock:
             cached = self._heads.get(game_id)
-        if cached is not None and cached[0] == expected_seq and expected_seq > 0:
+        if ending is not None and cached is not None and cached[0] == expected_seq > 0:
             # The head this process last wrote: one guarded UPDATE both checks it (sequence
             # number, hash and status, so a stale cache can never pass) and takes the row lock
             # that serialises writers, instead of a locking SELECT first.
-            done = self._append_after(conn, game_id, cached, new_events, ending, now, request_id)
+            done = self._append_after(conn, game_id, cached, new_events, ending, now)
             if done is not None:
                 return done
         head = self._head(conn, game_id, lock=True)
@@ -402,7 +462,7 @@ class EventStore:
         if self._pg:
             # Delivered at commit, to every replay process LISTENing (services/replay/follow.py).
             conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
-        return AppendResult(head[0] + 1, seq, digest), False
+        return AppendResult(head[0] + 1, seq, digest)
 
     def _rows(
         self, game_id: str, head: tuple[int, bytes], new_events: Sequence[NewEvent], now: datetime
@@ -433,31 +493,13 @@ class EventStore:
         game_id: str,
         head: tuple[int, bytes],
         new_events: Sequence[NewEvent],
-        ending: GameEnding | None,
+        ending: GameEnding,
         now: datetime,
-        request_id: str,
-    ) -> tuple[AppendResult, bool] | None:
-        """The fast path: None when the game is not at ``head`` (or is over); else the
-        append, and whether it recorded the request id."""
+    ) -> AppendResult | None:
+        """The ending of a game at the head this store last wrote (one guarded UPDATE instead
+        of a locking read): None when the game is not at ``head``."""
         rows, seq, digest = self._rows(game_id, head, new_events, now)
         result = AppendResult(head[0] + 1, seq, digest)
-        if ending is None:
-            # The common append: straight to the driver (see _Driver).
-            driver, cur = self._driver, _cursor(conn)
-            if self._pg:
-                request = driver.request_row(
-                    (request_id, game_id, result.first_seq, seq, digest, self.clock())
-                )
-                guard = (seq, digest, game_id, head[0], head[1])
-                cur.execute(driver.advance, (*guard, request[0], *request[2:], NOTIFY_CHANNEL))
-                recorded = True
-            else:
-                cur.execute(driver.move_head, (seq, digest, game_id, head[0], head[1]))
-                recorded = False
-            if cur.rowcount != 1:
-                return None
-            cur.executemany(driver.insert_events, [driver.event_row(r) for r in rows])
-            return result, recorded
         params: dict[str, Any] = {
             "g": game_id,
             "old_seq": head[0],
@@ -475,7 +517,7 @@ class EventStore:
         self._record_totals(conn, game_id, ending, now)
         if self._pg:
             conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
-        return result, False
+        return result
 
     def _record_totals(
         self, conn: Connection, game_id: str, ending: GameEnding, now: datetime
