@@ -60,11 +60,12 @@ _REQUEST_COLUMNS = ("request_id", "game_id", "first_seq", "last_seq", "head_hash
 class _Driver:
     """The hot path of an append in the database driver's own SQL.
 
-    SQLAlchemy's per-statement work costs several times what SQLite itself spends on these
-    few small statements, so the append of a running game (move the head, insert the events,
-    record the request id, NOTIFY) goes to the DBAPI cursor of the same connection and
-    transaction.  Values still pass through SQLAlchemy's own type processors, so the rows are
-    exactly what the Core statements would have written."""
+    SQLAlchemy's per-statement and per-transaction work costs several times what SQLite
+    itself spends on these few small statements, so the append of a running game (move the
+    head, insert the events, record the request id, NOTIFY) runs on a pooled DBAPI
+    connection (EventStore._fast_append), and the request id of every other append on the
+    DBAPI cursor of its SQLAlchemy connection.  Values still pass through SQLAlchemy's own
+    type processors, so the rows are exactly what the Core statements would have written."""
 
     def __init__(self, engine: Engine) -> None:
         dialect = engine.dialect
@@ -89,7 +90,6 @@ class _Driver:
             f"INSERT INTO append_requests ({', '.join(_REQUEST_COLUMNS)}) "
             f"VALUES ({', '.join([mark] * len(_REQUEST_COLUMNS))})"
         )
-        self.notify = f"SELECT pg_notify({mark}, {mark})"
         # PostgreSQL: move the head, record the request id and NOTIFY in one round trip; it
         # inserts (and returns) a row only when the head was where the writer said.
         self.advance = (
