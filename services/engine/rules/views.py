@@ -104,12 +104,28 @@ def _view(state: GameState, seat: int | None) -> SeatView:
         last_play=last.cards if last is not None else None,
         last_pattern=last.pattern.reading if last is not None else None,
         last_seat=state.last_seat,
-        history=tuple(action_to_dict(a) for a in state.log[state.deal_start :]),
+        history=_history(state),
         autoplay=state.autoplay,
         must_bid=seat is not None and state.turn == seat and state.must_bid(seat),
         record=write_record(state) if over else None,
         settlement=state.settlement.to_dict() if over and state.settlement else None,
     )
+
+
+def _history(state: GameState) -> tuple[dict[str, Any], ...]:
+    """The current deal's actions in record form.  Views are asked for after every action, so
+    the converted prefix is kept on the state, and a state made from it by ``apply`` (which
+    copies the parent's attributes and only ever appends to the log) converts just the new
+    actions.  The dicts are shared between views: read them, never change them."""
+    start, log = state.deal_start, state.log
+    cached: tuple[int, tuple[dict[str, Any], ...]] | None = state.__dict__.get("_history")
+    done = cached[1] if cached is not None and cached[0] == start else ()
+    if len(done) > len(log) - start:
+        done = ()
+    if len(done) < len(log) - start:
+        done += tuple(action_to_dict(a) for a in log[start + len(done) :])
+        state.__dict__["_history"] = (start, done)
+    return done
 
 
 def seat_view(state: GameState, seat: int) -> SeatView:
