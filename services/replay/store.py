@@ -574,17 +574,19 @@ class EventStore:
         with self.engine.connect() as conn:
             return self._game(conn, game_id)
 
-    def _game(self, conn: Connection, game_id: str) -> GameRow:
+    def _game(self, conn: Connection, game_id: str, with_players: bool = True) -> GameRow:
         row = conn.execute(select(games).where(games.c.game_id == game_id)).first()
         if row is None:
             raise GameNotFound(f"no game {game_id!r}")
-        players: list[str] = list(
-            conn.execute(
-                select(game_players.c.player_id)
-                .where(game_players.c.game_id == game_id)
-                .order_by(game_players.c.seat)
-            ).scalars()
-        )
+        players: list[str] = []
+        if with_players:
+            players = list(
+                conn.execute(
+                    select(game_players.c.player_id)
+                    .where(game_players.c.game_id == game_id)
+                    .order_by(game_players.c.seat)
+                ).scalars()
+            )
         return GameRow(
             game_id=row.game_id,
             variant=row.variant,
@@ -616,16 +618,19 @@ class EventStore:
             query = query.limit(limit)
         return [_stored(row) for row in conn.execute(query)]
 
-    def game_and_events(self, game_id: str) -> tuple[GameRow, list[StoredEvent]]:
+    def game_and_events(
+        self, game_id: str, with_players: bool = True
+    ) -> tuple[GameRow, list[StoredEvent]]:
         """A game's row and its whole log, read on one connection in one transaction (a
-        consistent pair, and on PostgreSQL half the round trips of reading them apart)."""
+        consistent pair, and on PostgreSQL half the round trips of reading them apart).
+        ``with_players=False`` leaves the row's players empty and saves a query."""
         with self.engine.connect() as conn:
-            return self._game(conn, game_id), self._events(conn, game_id)
+            return self._game(conn, game_id, with_players), self._events(conn, game_id)
 
     def verify_chain(self, game_id: str) -> int | None:
         """The first sequence number whose stored hash, order or payload does not follow from
         the chain (a tampered row), or None when the whole chain and the head hold."""
-        return first_chain_break(*self.game_and_events(game_id))
+        return first_chain_break(*self.game_and_events(game_id, with_players=False))
 
     def player_stats(self, player_id: str) -> list[PlayerStats]:
         with self.engine.connect() as conn:
