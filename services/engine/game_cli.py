@@ -94,7 +94,7 @@ class _Progress:
         self.total = max(total, 1)
         self.stream = stream
         self.tty = stream.isatty()
-        self.last_decile = -1
+        self.last_decile = 0  # the first line at 10%, not "1/N games (0%)"
         self.last_draw = 0.0
 
     def update(self, done: int) -> None:
