@@ -13,7 +13,7 @@ import sys
 import time
 from typing import IO, Any
 
-from services.common.files import read_text
+from services.common.console import fail, read_text
 
 from .rules import (
     GameState,
@@ -33,11 +33,6 @@ from .rules import (
 def new_seed() -> str:
     """A fresh game seed: 128 random bits as 32 hex digits (RULES.md §4.1)."""
     return secrets.token_hex(16)
-
-
-def _fail(command: str, message: str) -> int:
-    print(f"cardroom {command}: error: {message}", file=sys.stderr)
-    return 2
 
 
 def settlement_summary(state: GameState) -> dict[str, Any]:
@@ -63,22 +58,22 @@ def settle_main(args: argparse.Namespace) -> int:
     try:
         text = read_text(path)
     except OSError as exc:
-        return _fail("settle", f"cannot read {path}: {exc.strerror or exc}")
+        return fail("settle", f"cannot read {path}: {exc.strerror or exc}")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        return _fail("settle", f"not JSON: {exc}")
+        return fail("settle", f"not JSON: {exc}")
     try:
         state = replay(data)
     except ReplayError as exc:
-        return _fail(
+        return fail(
             "settle",
             f"illegal action at index {exc.index} (seat {exc.seat}): {exc.reason}: {exc}",
         )
     except (RecordError, VariantError, RulesError) as exc:
-        return _fail("settle", f"bad record: {exc}")
+        return fail("settle", f"bad record: {exc}")
     if not state.over:
-        return _fail(
+        return fail(
             "settle",
             f"the record ends before the game does (seat {state.turn} to move, "
             f"phase {state.phase.value})",
@@ -128,17 +123,17 @@ def simulate_main(args: argparse.Namespace) -> int:
     try:
         v = variant(args.variant)
     except VariantError as exc:
-        return _fail("simulate", str(exc))
+        return fail("simulate", str(exc))
     games = args.games
     if games < 0:
-        return _fail("simulate", "--games must be ≥ 0")
+        return fail("simulate", "--games must be ≥ 0")
     seed = args.seed if args.seed else new_seed()
     out = None
     if args.records:
         try:
             out = open(args.records, "w", encoding="utf-8")  # noqa: SIM115
         except OSError as exc:
-            return _fail("simulate", f"cannot write {args.records}: {exc.strerror or exc}")
+            return fail("simulate", f"cannot write {args.records}: {exc.strerror or exc}")
     counts = {"finished": 0, "escaped": 0, "disbanded": 0, "redeal": 0}
     sums = [0] * v.players
     landlord_wins = 0

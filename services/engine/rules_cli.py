@@ -7,6 +7,8 @@ import json
 import sys
 from typing import Any
 
+from services.common.console import fail
+
 from .rules import (
     CardParseError,
     RulesError,
@@ -22,18 +24,13 @@ from .rules import (
 _BAD_INPUT = (CardParseError, RulesError, VariantError)
 
 
-def _fail(command: str, message: str) -> int:
-    print(f"cardroom {command}: error: {message}", file=sys.stderr)
-    return 2
-
-
 def classify_main(args: argparse.Namespace) -> int:
     try:
         v = variant(args.variant)
         cards = parse_cards(" ".join(args.cards))
         pattern = classify(v, cards, reading=args.reading)
     except _BAD_INPUT as exc:
-        return _fail("classify", str(exc))
+        return fail("classify", str(exc))
     out = {"cards": format_cards(cards), **pattern.to_dict()}
     print(json.dumps(out, ensure_ascii=False))
     return 0
@@ -59,7 +56,7 @@ def moves_main(args: argparse.Namespace) -> int:
     try:
         v = variant(args.variant)
     except VariantError as exc:
-        return _fail("moves", str(exc))
+        return fail("moves", str(exc))
     out = sys.stdout
     for line in sys.stdin:
         if not line.strip():

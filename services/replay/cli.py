@@ -15,7 +15,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from services.common.files import read_text
+from services.common.console import fail, read_text
 from services.engine import rules
 from services.engine.game_cli import _Progress
 
@@ -26,20 +26,15 @@ from .migrate import pending, upgrade
 from .store import EventStore, GameNotFound
 
 
-def _fail(command: str, message: str, status: int = 2) -> int:
-    print(f"cardroom {command}: error: {message}", file=sys.stderr)
-    return status
-
-
 def _games(args: argparse.Namespace, command: str) -> ReplayGames | None:
     url = args.database or default_url()
     try:
         behind = pending(url)
     except Exception as exc:  # a bad URL or an unreachable server
-        _fail(command, f"cannot open the database: {exc}")
+        fail(command, f"cannot open the database: {exc}")
         return None
     if behind is not None:
-        _fail(command, f"{behind}; run `cardroom db upgrade` first")
+        fail(command, f"{behind}; run `cardroom db upgrade` first")
         return None
     return ReplayGames(EventStore(make_engine(url)))
 
@@ -53,7 +48,7 @@ def upgrade_main(args: argparse.Namespace) -> int:
     try:
         upgrade(url)
     except Exception as exc:
-        return _fail("db upgrade", f"cannot migrate the database: {exc}")
+        return fail("db upgrade", f"cannot migrate the database: {exc}")
     print("cardroom db upgrade: the database is at the newest revision", file=sys.stderr)
     return 0
 
@@ -65,7 +60,7 @@ def show_main(args: argparse.Namespace) -> int:
     try:
         lines = games.show(args.game_id)
     except GameNotFound:
-        return _fail("replay show", f"no game {args.game_id!r}")
+        return fail("replay show", f"no game {args.game_id!r}")
     finally:
         games.store.engine.dispose()
     print("\n".join(lines))
@@ -79,7 +74,7 @@ def verify_main(args: argparse.Namespace) -> int:
     try:
         result = games.verify(args.game_id)
     except GameNotFound:
-        return _fail("replay verify", f"no game {args.game_id!r}")
+        return fail("replay verify", f"no game {args.game_id!r}")
     finally:
         games.store.engine.dispose()
     _print({"game_id": args.game_id, **result.to_dict()})
@@ -93,9 +88,9 @@ def audit_main(args: argparse.Namespace) -> int:
     try:
         audit = games.audit_escape(args.game_id)
     except GameNotFound:
-        return _fail("replay audit-escape", f"no game {args.game_id!r}")
+        return fail("replay audit-escape", f"no game {args.game_id!r}")
     except GameRefused as exc:
-        return _fail("replay audit-escape", f"{exc.reason}: {exc}")
+        return fail("replay audit-escape", f"{exc.reason}: {exc}")
     finally:
         games.store.engine.dispose()
     _print(audit.to_dict())
@@ -125,7 +120,7 @@ def import_main(args: argparse.Namespace) -> int:
     try:
         text = read_text(path)
     except OSError as exc:
-        return _fail("replay import", f"cannot read {path}: {exc.strerror or exc}")
+        return fail("replay import", f"cannot read {path}: {exc.strerror or exc}")
     items = list(_records(text))
     games = _games(args, "replay import")
     if games is None:
