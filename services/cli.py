@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Callable, Sequence
+
+from services.common.console import fail
 
 DESCRIPTION = (
     "cardroom: the rules, the engine and replay services, and tools for Dou Dizhu and "
@@ -158,12 +161,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Callable[[argparse.Namespace], int] = getattr(
         importlib.import_module(module_name), func_name
     )
+    command = args._target
     try:
         return handler(args)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
+    except (RecursionError, UnicodeError) as exc:
+        # Input no handler anticipated, nested too deeply or not encodable: still bad input.
+        return fail(command, f"unusable input: {type(exc).__name__}: {exc}")
+    except Exception as exc:
+        # A bug, not bad input: one line and status 1; CARDROOM_DEBUG=1 shows the traceback.
+        if os.environ.get("CARDROOM_DEBUG"):
+            raise
+        return fail(
+            command,
+            f"internal error: {type(exc).__name__}: {exc} (CARDROOM_DEBUG=1 shows where)",
+            status=1,
+        )
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ import sys
 import time
 from typing import IO, Any
 
-from services.common.console import fail, read_text
+from services.common.console import BadInput, fail, parse_json, read_text
 
 from .rules import (
     GameState,
@@ -56,13 +56,11 @@ def settlement_summary(state: GameState) -> dict[str, Any]:
 def settle_main(args: argparse.Namespace) -> int:
     path = args.record
     try:
-        text = read_text(path)
+        data = parse_json(read_text(path))
     except OSError as exc:
         return fail("settle", f"cannot read {path}: {exc.strerror or exc}")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return fail("settle", f"not JSON: {exc}")
+    except BadInput as exc:
+        return fail("settle", str(exc))
     try:
         state = replay(data)
     except ReplayError as exc:
@@ -72,6 +70,8 @@ def settle_main(args: argparse.Namespace) -> int:
         )
     except (RecordError, VariantError, RulesError) as exc:
         return fail("settle", f"bad record: {exc}")
+    except RecursionError:
+        return fail("settle", "bad record: nested too deeply")
     if not state.over:
         return fail(
             "settle",

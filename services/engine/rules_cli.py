@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from services.common.console import fail
+from services.common.console import decode, fail, lines_of, one_line, parse_json
 
 from .rules import (
     CardParseError,
@@ -58,15 +58,15 @@ def moves_main(args: argparse.Namespace) -> int:
     except VariantError as exc:
         return fail("moves", str(exc))
     out = sys.stdout
-    for line in sys.stdin:
-        if not line.strip():
-            continue
+    stdin = getattr(sys.stdin, "buffer", sys.stdin)
+    # Each line gets its own answer, an error included: one bad line never ends the loop.
+    for _number, raw in lines_of(stdin):
         try:
-            answer: dict[str, Any] = {"moves": moves_for(v, json.loads(line))}
-        except json.JSONDecodeError as exc:
-            answer = {"error": f"not JSON: {exc.msg} at column {exc.colno}"}
-        except (*_BAD_INPUT, ValueError) as exc:
-            answer = {"error": str(exc)}
+            answer: dict[str, Any] = {"moves": moves_for(v, parse_json(decode(raw)))}
+        except (*_BAD_INPUT, ValueError) as exc:  # BadInput is a ValueError
+            answer = {"error": one_line(str(exc))}
+        except RecursionError:
+            answer = {"error": "nested too deeply"}
         out.write(json.dumps(answer, ensure_ascii=False) + "\n")
         out.flush()
     return 0

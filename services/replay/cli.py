@@ -15,7 +15,9 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from services.common.console import fail, read_text
+from sqlalchemy.exc import SQLAlchemyError
+
+from services.common.console import BadInput, fail, lines_of, one_line, parse_json, read_bytes
 from services.engine import rules
 from services.engine.game_cli import _Progress
 
@@ -23,10 +25,24 @@ from .db import default_url, make_engine
 from .events import EventError
 from .games import GameRefused, ReplayGames
 from .migrate import pending, upgrade
-from .store import EventStore, GameNotFound
+from .store import EventStore, GameNotFound, StoreError
+
+
+def _bad_game_id(game_id: str) -> str | None:
+    """Why ``game_id`` cannot name a stored game, checked before any database work (a NUL
+    byte would otherwise reach PostgreSQL); None when it can."""
+    if not 0 < len(game_id) <= 64:
+        return "a game id is 1–64 characters"
+    if not game_id.isprintable():
+        return "a game id holds no control characters"
+    return None
 
 
 def _games(args: argparse.Namespace, command: str) -> ReplayGames | None:
+    reason = _bad_game_id(args.game_id) if hasattr(args, "game_id") else None
+    if reason is not None:
+        fail(command, f"{reason}: {args.game_id!r}")
+        return None
     url = args.database or default_url()
     try:
         behind = pending(url)
@@ -97,65 +113,86 @@ def audit_main(args: argparse.Namespace) -> int:
     return 0
 
 
-def _records(text: str) -> Iterator[tuple[int, Any]]:
-    """One record (a JSON document), or JSON lines of records: (line number, value)."""
-    stripped = text.strip()
-    if not stripped:
+def _records(data: bytes) -> Iterator[tuple[int, Any]]:
+    """One record (a JSON document), or JSON lines of records: (line number, value), the
+    value a BadInput for a line that is not UTF-8 or not usable JSON.  A bad line spoils
+    only itself."""
+    if not data.strip():
         return
     try:
-        yield 1, json.loads(stripped)
+        yield 1, parse_json(data)
         return
-    except json.JSONDecodeError:
+    except BadInput:
         pass
-    for number, line in enumerate(text.splitlines(), 1):
-        if line.strip():
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as exc:
-                yield number, exc
+    for number, line in lines_of(data.splitlines()):
+        try:
+            yield number, parse_json(line)
+        except BadInput as exc:
+            yield number, exc
+
+
+def _import_one(games: ReplayGames, data: Any) -> tuple[str, Any]:
+    """("imported" | "present", the result) or ("bad" | "refused", a one-line reason)."""
+    try:
+        if isinstance(data, BadInput):
+            return "bad", f"bad record: {data}"
+        result = games.import_record(data)
+    except rules.ReplayError as exc:
+        return "bad", f"illegal action: {exc}"
+    except (rules.RecordError, rules.RulesError, rules.VariantError, EventError) as exc:
+        return "bad", f"bad record: {exc}"
+    except RecursionError:
+        return "bad", "bad record: nested too deeply"
+    except GameRefused as exc:
+        return "refused", f"refused: {exc.reason}: {exc}"
+    except StoreError as exc:
+        return "refused", f"refused: {exc}"
+    except SQLAlchemyError as exc:  # a value the database cannot hold
+        return "refused", f"refused by the database: {type(getattr(exc, 'orig', exc)).__name__}"
+    return ("present" if result.replayed else "imported"), result
 
 
 def import_main(args: argparse.Namespace) -> int:
+    """Store every record of the file.  Idempotent: a record with a game_id is stored under
+    it, one without under an id derived from its content (games.content_game_id), so a
+    second run finds every game already present and stores nothing.  Exit status: 0 all
+    imported or present, 1 some refused (another game under that id, a result that does not
+    match its actions), 2 some not records at all; the good ones are stored either way."""
     path = args.file
     try:
-        text = read_text(path)
+        data = read_bytes(path)
     except OSError as exc:
         return fail("replay import", f"cannot read {path}: {exc.strerror or exc}")
-    items = list(_records(text))
+    items = list(_records(data))
     games = _games(args, "replay import")
     if games is None:
         return 2
-    bad = refused = 0
+    counts = {"imported": 0, "present": 0, "refused": 0, "bad": 0}
     progress = _Progress(len(items), sys.stderr)
     try:
-        for done, (line, data) in enumerate(items, 1):
-            where = f"{path}:{line}"
-            try:
-                if isinstance(data, json.JSONDecodeError):
-                    raise rules.RecordError(f"not JSON: {data}", "")
-                result = games.import_record(data)
-            except rules.ReplayError as exc:
-                bad += 1
-                print(f"{where}: illegal action: {exc}", file=sys.stderr)
-            except (rules.RecordError, rules.RulesError, rules.VariantError, EventError) as exc:
-                bad += 1
-                print(f"{where}: bad record: {exc}", file=sys.stderr)
-            except GameRefused as exc:
-                refused += 1
-                print(f"{where}: refused: {exc.reason}: {exc}", file=sys.stderr)
+        for done, (line, record) in enumerate(items, 1):
+            outcome, value = _import_one(games, record)
+            counts[outcome] += 1
+            if outcome in ("bad", "refused"):
+                print(one_line(f"{path}:{line}: {value}"), file=sys.stderr)
             else:
                 _print(
                     {
-                        "game_id": result.game.game_id,
-                        "status": result.game.status,
-                        "verified": result.verification.ok,
-                        "replayed": result.replayed,
-                        "head_hash": result.game.head_hash.hex(),
+                        "game_id": value.game.game_id,
+                        "status": value.game.status,
+                        "verified": value.verification.ok,
+                        "replayed": value.replayed,
+                        "head_hash": value.game.head_hash.hex(),
                     }
                 )
             progress.update(done)
     finally:
         games.store.engine.dispose()
-    if bad:
+    print(
+        f"cardroom replay import: {counts['imported']} imported, {counts['present']} already "
+        f"present, {counts['refused'] + counts['bad']} refused",
+        file=sys.stderr,
+    )
+    if counts["bad"]:
         return 2
-    return 1 if refused else 0
+    return 1 if counts["refused"] else 0

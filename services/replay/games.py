@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import uuid
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -308,6 +307,47 @@ def _json_roundtrip(value: Any) -> Any:
     return json.loads(dumps(value))
 
 
+# --------------------------------------------------------------------------- import ids
+#: The fields of a game record that define its game: everything but its id and its claimed
+#: result.  ``players`` and ``table`` count: the same cards played by other people, or at
+#: another table, are another game.
+DEFINING_FIELDS = (
+    "variant",
+    "rules_version",
+    "room",
+    "deal",
+    "first_bidder",
+    "actions",
+    "players",
+    "table",
+)
+
+
+def _defining_fields(record: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: record[k] for k in DEFINING_FIELDS if k in record}
+
+
+def game_defining(state: rules.GameState, extra: Mapping[str, Any]) -> dict[str, Any]:
+    """The game-defining fields of a record, as the rules write them back after replaying it
+    (``state`` is its final state): so card spacing, a timeout written either way or a
+    first bidder left to the seed do not make another game of the same one."""
+    given = {k: extra[k] for k in ("players", "table") if k in extra}
+    return _defining_fields(_json_roundtrip(rules.write_record(state, given)))
+
+
+def _canonical(value: Any) -> str:
+    """Canonical JSON: keys sorted, no spaces, UTF-8 as is."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def content_game_id(defining: Mapping[str, Any]) -> str:
+    """The id an imported record without ``game_id`` is stored under: ``rec-`` and the first
+    32 hex digits (128 bits) of the SHA-256 of the canonical JSON (keys sorted, no spaces,
+    UTF-8) of its game-defining fields (:func:`game_defining`).  The same record therefore
+    always maps to the same game, and importing it again stores nothing."""
+    return "rec-" + hashlib.sha256(_canonical(defining).encode()).hexdigest()[:32]
+
+
 # --------------------------------------------------------------------------- the operations
 class ReplayGames:
     """Operations on the games of one :class:`EventStore`."""
@@ -577,7 +617,8 @@ class ReplayGames:
                         f"give: {value!r}",
                         {"field": f"result.{key}"},
                     )
-        gid = game_id or record.extra.get("game_id") or uuid.uuid4().hex
+        defining = game_defining(state, record.extra)
+        gid = game_id or record.extra.get("game_id") or content_game_id(defining)
         if not isinstance(gid, str) or not 0 < len(gid) <= 64:
             raise EventError("BAD_GAME_ID", "game_id must be 1–64 characters", "game_id")
         canonical = dumps(rules.write_record(state, {"players": players}))
@@ -587,10 +628,21 @@ class ReplayGames:
         try:
             result, _ = self.append(gid, 0, events, request_id)
         except SeqConflict:
-            raise GameRefused(
-                "GAME_EXISTS", f"another game is stored as {gid!r}", {"game_id": gid}
-            ) from None
+            # Stored another way (say, appended live): the same game is already present.
+            if not self._holds(gid, defining):
+                raise GameRefused(
+                    "GAME_EXISTS", f"another game is stored as {gid!r}", {"game_id": gid}
+                ) from None
+            return Imported(self.store.game(gid), self.verify(gid), True)
         return Imported(self.store.game(gid), self.verify(gid), result.replayed)
+
+    def _holds(self, game_id: str, defining: Mapping[str, Any]) -> bool:
+        """Whether the game stored as ``game_id`` is the game ``defining`` describes."""
+        try:
+            stored = self.export(game_id)
+        except StoreError:
+            return False
+        return _canonical(_defining_fields(stored)) == _canonical(defining)
 
     # ------------------------------------------------------------------ an account
     def show(self, game_id: str) -> list[str]:
