@@ -127,6 +127,14 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (("--processes",), {"type": int, "default": 2, "help": "client processes"}),
             (("--variant", "-v"), {"default": "doudizhu3"}),
             (("--rate",), {"type": float, "default": 0.0, "help": "total req/s; 0 = flat out"}),
+            (
+                ("--max-error-rate",),
+                {
+                    "type": float,
+                    "default": 0.0,
+                    "help": "share of failed calls tolerated before exit 1 (default 0)",
+                },
+            ),
             (("--json",), {"action": "store_true", "help": "print the result as JSON"}),
         ],
     ),

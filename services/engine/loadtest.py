@@ -6,6 +6,10 @@ over.  ``--rpc baseline`` sends the empty Ping, so the cost of the rules can be 
 the cost of gRPC itself on the same server in the same run.  Clients run in several processes
 (a Python process is one core), each with ``concurrency / processes`` calls in flight;
 ``--rate`` paces them to a total request rate instead of running flat out.
+
+Throughput and latency count successful calls only.  When more than ``--max-error-rate``
+(default 0) of the calls failed, the command says so on stderr and exits 1: a run against a
+dead or refusing server is a failed run, not a fast one.
 """
 
 from __future__ import annotations
@@ -13,7 +17,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import multiprocessing
+import queue
 import random
 import sys
 import time
@@ -21,14 +27,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.common.console import fail
+
 
 @dataclass
 class Result:
     rpc: str
     duration_s: float
+    #: Calls made, and calls that failed (by method and status code).
     requests: int = 0
     errors: Counter[str] = field(default_factory=Counter)
-    #: Latencies in ms, per method.
+    #: Latencies in ms of the successful calls, per method.
     latencies: dict[str, list[float]] = field(default_factory=dict)
     games: int = 0
 
@@ -39,13 +48,30 @@ class Result:
         for method, values in other.latencies.items():
             self.latencies.setdefault(method, []).extend(values)
 
+    @property
+    def failed(self) -> int:
+        return sum(self.errors.values())
+
+    @property
+    def succeeded(self) -> int:
+        return self.requests - self.failed
+
+    @property
+    def error_rate(self) -> float:
+        """The share of calls that failed; 1.0 when no call was made at all."""
+        return self.failed / self.requests if self.requests else 1.0
+
     def summary(self) -> dict[str, Any]:
         every = sorted(v for values in self.latencies.values() for v in values)
+        ok = self.succeeded
         out: dict[str, Any] = {
             "rpc": self.rpc,
             "duration_s": round(self.duration_s, 2),
             "requests": self.requests,
-            "rps": round(self.requests / self.duration_s, 1) if self.duration_s else 0.0,
+            "succeeded": ok,
+            "failed": self.failed,
+            "error_rate": round(self.error_rate, 6),
+            "rps": round(ok / self.duration_s, 1) if self.duration_s else 0.0,
             "errors": dict(self.errors),
             "games": self.games,
             **percentiles(every),
@@ -93,8 +119,10 @@ async def _client(
             except grpc.aio.AioRpcError as exc:
                 result.errors[f"{method}:{exc.code().name}"] += 1
                 answer = None
+            else:
+                elapsed = (time.perf_counter() - start) * 1e3
+                result.latencies.setdefault(method, []).append(elapsed)
             result.requests += 1
-            result.latencies.setdefault(method, []).append((time.perf_counter() - start) * 1e3)
             if interval:
                 await asyncio.sleep(max(0.0, interval - (time.perf_counter() - start)))
             return answer
@@ -177,8 +205,8 @@ def run(
 
 def format_summary(s: dict[str, Any]) -> str:
     lines = [
-        f"{s['rpc']}: {s['rps']:.0f} req/s over {s['duration_s']} s "
-        f"({s['requests']} requests, {s['games']} games finished)",
+        f"{s['rpc']}: {s['rps']:.0f} successful req/s over {s['duration_s']} s "
+        f"({s['succeeded']} of {s['requests']} requests succeeded, {s['games']} games finished)",
         f"  latency p50 {s['p50_ms']:.2f} ms  p95 {s['p95_ms']:.2f} ms  p99 {s['p99_ms']:.2f} ms",
     ]
     for method, m in s["methods"].items():
@@ -191,27 +219,66 @@ def format_summary(s: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: Bounds on the flags: past these a run is a mistake (or a fork bomb), not a load test.
+MAX_CONCURRENCY = 100_000
+MAX_PROCESSES = 256
+MAX_DURATION = 7 * 24 * 3600.0
+
+
+def _bad_flags(args: argparse.Namespace) -> str | None:
+    if not 1 <= args.concurrency <= MAX_CONCURRENCY:
+        return f"--concurrency must be 1–{MAX_CONCURRENCY}"
+    if not 1 <= args.processes <= MAX_PROCESSES:
+        return f"--processes must be 1–{MAX_PROCESSES}"
+    if not (math.isfinite(args.duration) and 0 < args.duration <= MAX_DURATION):
+        return f"--duration must be a number of seconds in (0, {MAX_DURATION:.0f}]"
+    if not (math.isfinite(args.rate) and args.rate >= 0):
+        return "--rate must be a finite number ≥ 0 (0 = flat out)"
+    if not (math.isfinite(args.max_error_rate) and 0 <= args.max_error_rate <= 1):
+        return "--max-error-rate must be a share in [0, 1]"
+    if args.rpc == "apply":
+        from .rules import VariantError, variant
+
+        try:
+            variant(args.variant)
+        except VariantError as exc:
+            return str(exc)
+    if not args.target or any(not c.isprintable() or c.isspace() for c in args.target):
+        return f"--target must be HOST:PORT, not {args.target!r}"
+    return None
+
+
 def loadtest_main(args: argparse.Namespace) -> int:
-    if args.concurrency < 1 or args.duration <= 0 or args.processes < 1:
-        print(
-            "cardroom loadtest: error: concurrency, duration, processes must be > 0",
-            file=sys.stderr,
-        )
-        return 2
+    bad = _bad_flags(args)
+    if bad is not None:
+        return fail("loadtest", bad)
     print(
         f"loadtest {args.rpc} → {args.target}: {args.concurrency} in flight from "
         f"{args.processes} processes for {args.duration} s…",
         file=sys.stderr,
     )
-    result = run(
-        args.target,
-        args.rpc,
-        args.concurrency,
-        args.duration,
-        args.processes,
-        args.variant,
-        args.rate,
-    )
+    try:
+        result = run(
+            args.target,
+            args.rpc,
+            args.concurrency,
+            args.duration,
+            args.processes,
+            args.variant,
+            args.rate,
+        )
+    except queue.Empty:
+        return fail("loadtest", "a client process did not report back", status=1)
     summary = result.summary()
     print(json.dumps(summary) if args.json else format_summary(summary))
-    return 1 if summary["requests"] == 0 else 0
+    if result.requests == 0:
+        return fail("loadtest", "no call was made", status=1)
+    if result.error_rate > args.max_error_rate:
+        return fail(
+            "loadtest",
+            f"{result.failed} of {result.requests} calls failed "
+            f"({result.error_rate:.2%} > --max-error-rate {args.max_error_rate:.2%}): "
+            + ", ".join(f"{k} ×{v}" for k, v in result.errors.most_common(3)),
+            status=1,
+        )
+    return 0
