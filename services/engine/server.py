@@ -1,11 +1,19 @@
-"""The engine service's composition root: keys, servicer, and the shared server runner.
+"""The engine service's composition root: keys, callers' tokens, servicer, and the shared
+server runner.
 
 cardroom engine serve --port 50051 --workers 2
+
+The engine is a trusted internal service: whoever may call it may ask for any seat's view,
+any game's legal actions and hints.  Only the matchmaker and other backends should reach it.
+``CARDROOM_ENGINE_TOKENS="tok1,tok2"`` (each at least 16 characters) makes it demand one of
+those bearer tokens on every call (UNAUTHENTICATED otherwise; health and reflection stay
+open); unset, every caller is allowed and the server logs a warning at start.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Sequence
@@ -14,6 +22,7 @@ from typing import Any
 import grpc
 from cardroom.v1 import engine_pb2, engine_pb2_grpc
 
+from services.common import auth
 from services.common import logging as clog
 from services.common.server import ServiceSpec, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
@@ -24,31 +33,67 @@ from .service import EngineServicer
 SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["EngineService"].full_name
 
 
-def prepare(settings: ServerSettings) -> None:
+#: The engine's roles: one, the callers (the matchmaker, other backends).  Data, so that
+#: distinguishing callers later is one more entry.
+CALLER = "caller"
+TOKENS_ENV = "CARDROOM_ENGINE_TOKENS"
+ROLES = (auth.RoleSource(CALLER, TOKENS_ENV),)
+
+
+def access_from_env(environ: Any = None) -> auth.AccessPolicy:
+    return auth.AccessPolicy.from_env(ROLES, environ, "engine")
+
+
+def prepare(settings: ServerSettings, access: auth.AccessPolicy | None = None) -> None:
     """Runs once in the parent: without configured keys, make one that every worker shares
-    (spawned workers inherit the environment), so a token sealed by one worker opens in all."""
+    (spawned workers inherit the environment), so a token sealed by one worker opens in all.
+    And warn once when no caller token is configured."""
+    log = clog.get_logger("cardroom.engine")
+    if (access if access is not None else access_from_env()).open:
+        log.warning(
+            "no engine caller tokens configured: every caller may use the engine, "
+            "including any seat's view",
+            hint=f"set {TOKENS_ENV}=token1,token2 to require a bearer token",
+        )
     if tokens.parse_keys(os.environ.get(tokens.ENV_VAR, "")):
         return
     os.environ[tokens.ENV_VAR] = tokens.format_keys({"generated": tokens.new_key()})
-    clog.get_logger("cardroom.engine").warning(
+    log.warning(
         "no state token key configured; generated one for this run only",
         hint=f"set {tokens.ENV_VAR}=kid:BASE64KEY so tokens survive restarts and replicas",
     )
 
 
-def register(server: grpc.aio.Server, settings: ServerSettings) -> Sequence[str]:
+def register_with(
+    access: auth.AccessPolicy | None, server: grpc.aio.Server, settings: ServerSettings
+) -> Sequence[str]:
+    """The runner's register hook (module-level, so spawned workers can import it)."""
+    policy = access if access is not None else access_from_env()
+    servicer: Any = EngineServicer(tokens.Sealer.from_env())
+    if not policy.open:
+        servicer = auth.Guarded(servicer, policy)
     add: Any = engine_pb2_grpc.add_EngineServiceServicer_to_server  # generated, untyped
-    add(EngineServicer(tokens.Sealer.from_env()), server)
+    add(servicer, server)
     return [SERVICE_NAME]
 
 
-SPEC = ServiceSpec(name="engine", register=register, prepare=prepare)
+def make_spec(access: auth.AccessPolicy | None = None) -> ServiceSpec:
+    """The engine's spec; ``access`` overrides the caller tokens of the environment."""
+    return ServiceSpec(
+        name="engine",
+        register=functools.partial(register_with, access),
+        prepare=functools.partial(prepare, access=access),
+    )
+
+
+SPEC = make_spec()
 
 
 def serve_main(args: argparse.Namespace) -> int:
     try:
         settings = from_args("engine", args)
         tokens.parse_keys(os.environ.get(tokens.ENV_VAR, ""))
+        access_from_env()
     except (SettingsError, tokens.KeyConfigError) as exc:
         print(f"cardroom engine serve: error: {exc}", file=sys.stderr)
         return 2

@@ -31,7 +31,7 @@ from services.common.server import Malformed
 from services.engine import rules
 from services.engine.service import MAX_JSON, rules_error, text
 
-from .access import AccessPolicy, Principal, require_reader, require_writer
+from .access import AccessPolicy, Principal, reads_everything, require_reader, require_writer
 from .events import HEADER, EventError, data_of, dumps, seat_of_event, timestamp_of
 from .follow import EventFollower
 from .games import GameRefused, ReplayGames, Verification
@@ -361,7 +361,7 @@ class ReplayServicer:
         if not 0 < size <= MAX_PAGE:
             raise invalid("INVALID_FIELD", f"page_size must be 1–{MAX_PAGE}", "page_size")
         ended_only = False
-        if not who.reads_everything:
+        if not reads_everything(who):
             if player is not None and player != who.player_id:
                 raise grpc_errors.ServiceError(
                     grpc.StatusCode.PERMISSION_DENIED,
@@ -473,7 +473,7 @@ class ReplayServicer:
     ) -> replay_pb2.GetPlayerStatsResponse:
         who = self._who(context)
         player_id = text(request.player_id, "player_id", limit=128)
-        if not who.reads_everything and who.player_id != player_id:
+        if not reads_everything(who) and who.player_id != player_id:
             raise grpc_errors.ServiceError(
                 grpc.StatusCode.PERMISSION_DENIED,
                 "PERMISSION_DENIED",
