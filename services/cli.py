@@ -12,8 +12,9 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
-from services.common.console import fail
+from services.common.console import fail, one_line
 
 DESCRIPTION = (
     "cardroom: the rules, the engine and replay services, and tools for Dou Dizhu and "
@@ -141,10 +142,18 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but its refusal is one bounded line, whatever the argument held."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardroom", description=DESCRIPTION)
+    parser = _Parser(prog="cardroom", description=DESCRIPTION)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    groups: dict[str, argparse._SubParsersAction[argparse.ArgumentParser]] = {}
+    groups: dict[str, argparse._SubParsersAction[_Parser]] = {}
     for name, (_, help_text, args) in COMMANDS.items():
         group, _sep, leaf = name.rpartition(" ")
         if group:

@@ -22,13 +22,17 @@ class BadInput(ValueError):
 
 
 def read_bytes(path: str) -> bytes:
-    """The bytes of ``path``, or of stdin for ``-``; raises OSError like open()."""
+    """The bytes of ``path``, or of stdin for ``-``; raises OSError like open(), and
+    BadInput for a path no file can have (a NUL byte in it)."""
     if path == "-":
         return (
             sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
         )
-    with open(path, "rb") as f:
-        return f.read()
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except ValueError:
+        raise BadInput(f"no file can be named {path!r}") from None
 
 
 def decode(data: bytes) -> str:

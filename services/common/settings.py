@@ -115,11 +115,16 @@ def validate(s: ServerSettings) -> None:
         raise SettingsError(f"port {s.port} is out of range 0–65535")
     if s.workers < 0:
         raise SettingsError("workers must be ≥ 0 (0 = one per core)")
-    if s.grace_s < 0:
-        raise SettingsError("the shutdown grace must be ≥ 0 seconds")
+    if not 0 <= s.grace_s <= 3600:  # NaN fails this too
+        raise SettingsError("the shutdown grace must be 0–3600 seconds")
     if s.max_message_bytes < 1024:
         raise SettingsError("max_message_bytes must be at least 1024")
     if bool(s.tls_cert) != bool(s.tls_key):
         raise SettingsError("TLS needs both CARDROOM_TLS_CERT and CARDROOM_TLS_KEY")
+    for path in (s.tls_cert, s.tls_key):
+        if path and not os.path.isfile(path):
+            raise SettingsError(f"TLS file {path!r} does not exist")
+    if s.log_level.lower() not in ("debug", "info", "warning", "error", "critical"):
+        raise SettingsError("log level must be debug, info, warning or error")
     if s.log_format not in ("auto", "json", "console"):
         raise SettingsError("log format must be auto, json or console")

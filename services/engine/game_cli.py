@@ -29,6 +29,9 @@ from .rules import (
     write_record,
 )
 
+#: The most games one ``simulate`` plays: beyond, a typo, not a plan (about a day's run).
+MAX_GAMES = 10_000_000
+
 
 def new_seed() -> str:
     """A fresh game seed: 128 random bits as 32 hex digits (RULES.md §4.1)."""
@@ -125,13 +128,15 @@ def simulate_main(args: argparse.Namespace) -> int:
     except VariantError as exc:
         return fail("simulate", str(exc))
     games = args.games
-    if games < 0:
-        return fail("simulate", "--games must be ≥ 0")
+    if not 0 <= games <= MAX_GAMES:
+        return fail("simulate", f"--games must be 0–{MAX_GAMES:,}")
     seed = args.seed if args.seed else new_seed()
     out = None
     if args.records:
         try:
             out = open(args.records, "w", encoding="utf-8")  # noqa: SIM115
+        except ValueError:
+            return fail("simulate", f"no file can be named {args.records!r}")
         except OSError as exc:
             return fail("simulate", f"cannot write {args.records}: {exc.strerror or exc}")
     counts = {"finished": 0, "escaped": 0, "disbanded": 0, "redeal": 0}

@@ -163,6 +163,8 @@ def import_main(args: argparse.Namespace) -> int:
         data = read_bytes(path)
     except OSError as exc:
         return fail("replay import", f"cannot read {path}: {exc.strerror or exc}")
+    except BadInput as exc:
+        return fail("replay import", str(exc))
     items = list(_records(data))
     games = _games(args, "replay import")
     if games is None:
