@@ -2,7 +2,7 @@
 
 A caller sends ``authorization: Bearer <token>`` in the call metadata.  Each service declares
 its roles as data — a :class:`RoleSource` per role: the environment variable listing its
-tokens and whether each token names a subject (``alice:tok``, a player) — and gets an
+tokens and what each token names, if anything (``alice:tok``, a player id) — and gets an
 :class:`AccessPolicy` that maps a token to a :class:`Principal` (role and subject).  What a
 role may do is the service's business (``services/replay/access.py``, the engine's
 ``services/engine/server.py``); a new service or role (the matchmaker's backend and player)
@@ -48,12 +48,13 @@ class Principal:
 
 @dataclass(frozen=True)
 class RoleSource:
-    """Where a role's tokens are configured: ``env`` holds a comma-separated list, of tokens,
-    or of ``subject:token`` pairs when ``named``."""
+    """Where a role's tokens are configured: ``env`` holds a comma-separated list of tokens,
+    or, when ``subject`` names what each token stands for (``"player_id"``), of
+    ``<subject>:token`` pairs."""
 
     role: str
     env: str
-    named: bool = False
+    subject: str = ""
 
 
 def _digest(token: str) -> bytes:
@@ -107,12 +108,14 @@ class AccessPolicy:
             for item in (x.strip() for x in env.get(source.env, "").split(",")):
                 if not item:
                     continue
-                if not source.named:
+                if not source.subject:
                     entries.append((item, Principal(source.role)))
                     continue
                 subject, sep, token = item.rpartition(":")
                 if not sep or not subject or not token:
-                    raise SettingsError(f"{source.env} holds name:token pairs, not {item!r}")
+                    raise SettingsError(
+                        f"{source.env} holds {source.subject}:token pairs, not {item!r}"
+                    )
                 entries.append((token, Principal(source.role, subject)))
         return cls.from_entries(entries, service)
 

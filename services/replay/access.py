@@ -54,7 +54,7 @@ class Role(enum.StrEnum):
 ROLES = (
     auth.RoleSource(Role.WRITER, WRITER_ENV),
     auth.RoleSource(Role.AUDITOR, AUDITOR_ENV),
-    auth.RoleSource(Role.PLAYER, PLAYER_ENV, named=True),
+    auth.RoleSource(Role.PLAYER, PLAYER_ENV, subject="player_id"),
 )
 
 

@@ -119,7 +119,7 @@ def test_roles_are_data() -> None:
     one more list, with no code of their own."""
     sources = [
         auth.RoleSource("backend", "MM_BACKEND"),
-        auth.RoleSource("player", "MM_PLAYERS", named=True),
+        auth.RoleSource("player", "MM_PLAYERS", subject="player_id"),
     ]
     env = {"MM_BACKEND": "b" * 16, "MM_PLAYERS": "alice:" + "a" * 16 + ", bob:" + "c" * 16}
     policy = auth.AccessPolicy.from_env(sources, env, "matchmaker")
@@ -134,7 +134,7 @@ def test_roles_are_data() -> None:
         with pytest.raises(auth.ServiceError) as unknown:
             policy.principal(bad)
         assert unknown.value.code is grpc.StatusCode.UNAUTHENTICATED
-    with pytest.raises(SettingsError, match="name:token"):
+    with pytest.raises(SettingsError, match="player_id:token"):
         auth.AccessPolicy.from_env(sources, {"MM_PLAYERS": "a" * 16})
     open_policy = auth.AccessPolicy.from_env(sources, {})
     assert open_policy.open and open_policy.principal(None).role == auth.ANYONE
