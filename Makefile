@@ -24,6 +24,7 @@ proto: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check services tests bench migrations
 	$(BIN)/ruff format --check services tests bench migrations
+	$(BIN)/lint-imports
 
 types: $(STAMP)
 	$(BIN)/mypy services

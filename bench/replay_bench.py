@@ -86,7 +86,7 @@ def game_batches(seed: str) -> list[list[common_pb2.Event]]:
     final = play_out(rules.new_game(VARIANT, seed=seed))
     rec = rules.write_record(final, {"players": players})
     loaded = rules.load_record(rec)
-    state = rules.record.start(loaded)
+    state = rules.initial_state(loaded)
     header = {k: v for k, v in rec.items() if k != "actions"}
     out = [[header_event(header), *(rules_event(e) for e in rules.deal_events(state))]]
     for action in loaded.actions:

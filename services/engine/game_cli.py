@@ -25,6 +25,7 @@ from .rules import (
     autoplay_action,
     new_game,
     replay,
+    seat_view,
     variant,
     write_record,
 )
@@ -117,8 +118,8 @@ class _Progress:
 
 def play_out(state: GameState) -> GameState:
     """Auto-bid and auto-play every seat until the game ends."""
-    while not state.over:
-        state, _ = apply(state, autoplay_action(state))
+    while state.turn is not None:
+        state, _ = apply(state, autoplay_action(seat_view(state, state.turn)))
     return state
 
 

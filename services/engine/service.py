@@ -282,7 +282,7 @@ def deal_of(msg: engine_pb2.Deal, field: str = "deal") -> dict[str, Any]:
 
 def view_message(view: rules.SeatView) -> engine_pb2.View:
     msg = engine_pb2.View(
-        variant=view.variant,
+        variant=view.variant.name,
         phase=_PHASES.get(view.phase, engine_pb2.PHASE_UNSPECIFIED),
         status=_STATUSES.get(view.status, engine_pb2.GAME_STATUS_UNSPECIFIED),
         counts=view.counts,
@@ -299,9 +299,9 @@ def view_message(view: rules.SeatView) -> engine_pb2.View:
         msg.landlord = view.landlord
     if view.bottom is not None:
         msg.bottom = rules.format_cards(view.bottom)
-    if view.last_play is not None:
-        msg.last_play = rules.format_cards(view.last_play)
-        msg.last_pattern = view.last_pattern or ""
+    if view.last is not None:
+        msg.last_play = rules.format_cards(view.last.cards)
+        msg.last_pattern = view.last.pattern.reading
     if view.last_seat is not None:
         msg.last_seat = view.last_seat
     if view.shown_hand is not None:
@@ -360,9 +360,7 @@ def _record_action(action: rules.Action) -> dict[str, Any]:
         return {"seat": action.seat, "timeout": True}
     if isinstance(action, rules.SetAutoplay):
         return {"seat": action.seat, "autoplay": action.on}
-    from .rules.record import action_to_dict
-
-    return action_to_dict(action)
+    return rules.action_to_dict(action)
 
 
 # --------------------------------------------------------------------------- the servicer
@@ -588,7 +586,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         seat = seat_of(request.seat, state.variant, "seat")
         if state.over:
             raise grpc_errors.failed("GAME_OVER", f"the game is over ({state.status.value})")
-        hint = rules.hint(state, seat)
+        hint = rules.hint(rules.seat_view(state, seat))
         response = engine_pb2.GetHintResponse()
         if hint is not None:
             response.hint.CopyFrom(action_message(hint))

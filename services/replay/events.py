@@ -19,7 +19,6 @@ from typing import Any
 from cardroom.v1 import common_pb2
 
 from services.engine import rules
-from services.engine.rules.record import start as record_start
 
 from .store import PUBLIC, GameEnding, GameHeader, NewEvent, StoredEvent
 
@@ -108,7 +107,7 @@ def header_of(data: Mapping[str, Any], field: str) -> tuple[GameHeader, rules.Va
     overrides).  Raises :class:`EventError` (``BAD_HEADER``) naming the bad field."""
     try:
         record = header_record(data)
-        state = record_start(record)
+        state = rules.initial_state(record)
     except rules.RecordError as exc:
         path = f"{field}.{exc.field}" if exc.field else field
         raise EventError("BAD_HEADER", f"bad game header: {exc}", path) from None

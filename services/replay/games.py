@@ -23,7 +23,6 @@ from cardroom.v1 import common_pb2
 from google.protobuf.message import DecodeError
 
 from services.engine import rules
-from services.engine.rules.record import start as record_start
 
 from .events import (
     ACTION_TYPES,
@@ -165,7 +164,7 @@ def reexecute(game_id: str, rows: Sequence[StoredEvent], strict: bool = True) ->
         return out
     out.header = data_of(first)
     try:
-        state: rules.GameState = record_start(header_record(out.header))
+        state: rules.GameState = rules.initial_state(header_record(out.header))
     except (rules.RulesError, rules.VariantError) as exc:
         out.divergence = Divergence(rows[0].seq, "BAD_HEADER", str(exc))
         return out
@@ -579,7 +578,7 @@ class ReplayGames:
         """Replay a record through the rules, store it as a game with its events, and verify
         the stored game.  Raises the rules' RecordError/ReplayError for a bad record."""
         record = rules.load_record(data)
-        state = record_start(record)
+        state = rules.initial_state(record)
         players = record.extra.get("players") or []
         if not isinstance(players, list):
             raise rules.RecordError("must be a list of player ids", "players")

@@ -39,7 +39,7 @@ def play_game(name: str, seed: str, rng: random.Random, mode: str) -> list[GameS
         if state.over:
             return states
         if mode == "auto":
-            action = autoplay_action(state)
+            action = autoplay_action(seat_view(state, state.turn))  # type: ignore[arg-type]
         else:
             if mode == "mixed" and rng.random() < 0.002:
                 action = Leave(rng.randrange(state.players))

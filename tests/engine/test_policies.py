@@ -18,6 +18,7 @@ from services.engine.rules import (
     legal_plays,
     new_game,
     parse_cards,
+    seat_view,
     variant,
 )
 from services.engine.rules.policies import _by_rank, _kicker_cost
@@ -82,12 +83,12 @@ def test_kicker_cost_is_lexicographic() -> None:
 def test_farmer_never_bombs_his_partner() -> None:
     s = deal("ddz3", ["3s 4s", "6s 5s5h5c5d", "9d 7s"], "Ks")
     s = run(s, "0 b1", "1 p", "2 p", "0 3s", "1 6s", "2 p", "0 Ks")
-    assert hint(s, 1) == PlayCards(1, parse_cards("5s5h5c5d"))  # over the landlord: bomb
+    assert hint(seat_view(s, 1)) == PlayCards(1, parse_cards("5s5h5c5d"))  # over the landlord: bomb
     s = deal("ddz3", ["3s 4s", "8s 5s5h5c5d", "6d 7s 9s"], "Ks")
     s = run(s, "0 b1", "1 p", "2 p", "0 3s", "1 p", "2 7s", "0 p")
-    assert hint(s, 1) == PlayCards(1, parse_cards("8s"))  # a plain play over the partner
+    assert hint(seat_view(s, 1)) == PlayCards(1, parse_cards("8s"))  # a plain play over the partner
     s = run(s, "1 p", "2 9s", "0 p")
-    assert hint(s, 1) == Pass(1)  # only a bomb beats the partner's 9: never bomb him
+    assert hint(seat_view(s, 1)) == Pass(1)  # only a bomb beats the partner's 9: never bomb him
 
 
 def test_auto_bid() -> None:
@@ -98,14 +99,14 @@ def test_auto_bid() -> None:
     assert auto_bid(v, parse_cards("2s 4s"), 2) == 0
     assert auto_bid(v, parse_cards("3s3h3c3d 2s"), 2) == 3
     s = new_game("ddz3", seed="bid")
-    assert isinstance(hint(s, s.turn), Bid | Pass)
+    assert isinstance(hint(seat_view(s, s.turn)), Bid | Pass)
 
 
 def test_hint_is_stable_and_only_for_the_seat_to_move() -> None:
     s = new_game("zsy2", seed="hint")
-    first = hint(s, s.turn)
-    assert all(hint(s, s.turn) == first for _ in range(3))
-    assert hint(s, (s.turn + 1) % 4) is None
+    first = hint(seat_view(s, s.turn))
+    assert all(hint(seat_view(s, s.turn)) == first for _ in range(3))
+    assert hint(seat_view(s, (s.turn + 1) % 4)) is None
 
 
 @pytest.mark.parametrize("name", ["ddz3", "ddz4", "zsy1", "zsy2"])

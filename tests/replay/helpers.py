@@ -32,7 +32,7 @@ def record(variant: str = "doudizhu3", seed: str = "r/0", **extra: Any) -> dict[
 def batches(rec: dict[str, Any]) -> list[list[common_pb2.Event]]:
     """The appends of a game: header and deal, then one batch per action."""
     loaded = rules.load_record(rec)
-    state = rules.record.start(loaded)
+    state = rules.initial_state(loaded)
     players = rec.get("players") or []
     header = {k: v for k, v in rec.items() if k not in ("actions", "result", "game_id")}
     out = [[header_event(header), *(rules_event(e) for e in rules.deal_events(state))]]
@@ -49,7 +49,8 @@ def escape_record(room: dict[str, Any] | None = None) -> dict[str, Any]:
     for i in range(500):
         state = rules.new_game("doudizhu3", rules.Room.from_dict(room or {}), seed=f"esc/{i}")
         while not state.over:
-            state, _ = rules.apply(state, rules.autoplay_action(state))
+            assert state.turn is not None
+            state, _ = rules.apply(state, rules.autoplay_action(rules.seat_view(state, state.turn)))
             if any(not b.led for b in state.bombs) and not state.over:
                 leaver = next(s for s in range(3) if s != state.landlord)
                 state, _ = rules.apply(state, rules.Leave(leaver))

@@ -1,6 +1,10 @@
 """cardroom's rules library: cards, variants, patterns, legal moves (and, built on them, the
 game state machine).  Pure: no gRPC, SQL, logging framework, clock or global randomness.
 
+Its modules form one order, each importing only those before it (import-linter checks it):
+errors, cards, kinds, variants, patterns, moves, scoring, room, deal, actions, codec, state,
+views, policies, game, record.
+
     from services.engine import rules
     v = rules.variant("doudizhu3")
     hand = rules.parse_cards("3s 3h 3d 4c BJ RJ")
@@ -11,6 +15,7 @@ game state machine).  Pure: no gRPC, SQL, logging framework, clock or global ran
 from .actions import (
     Action,
     Bid,
+    Event,
     IllegalAction,
     Leave,
     Pass,
@@ -31,29 +36,20 @@ from .cards import (
     sort_by_count,
     sort_by_rank,
 )
-from .deal import deal_from_seed, first_bidder, redeal_seed
-from .errors import CardsNotInDeck, DoesNotBeat, NotAPattern, RulesError
-from .game import (
-    Event,
-    ExplicitDeal,
-    GameState,
-    Phase,
-    SeedDeal,
-    Status,
-    apply,
-    deal_events,
-    legal_actions,
-    new_game,
-)
+from .codec import action_from_dict, action_to_dict
+from .deal import DealSpec, ExplicitDeal, SeedDeal, deal_from_seed, first_bidder, redeal_seed
+from .errors import CardsNotInDeck, DoesNotBeat, NotAPattern, RecordError, RulesError
+from .game import apply, deal_events, legal_actions, new_game
 from .kinds import Kind, Wings
 from .moves import count_plays, legal_plays
 from .patterns import Pattern, Play, beats, classify, parse_reading, preferred, readings
 from .policies import auto_bid, autoplay_action, choose_play, hint
-from .record import Record, RecordError, ReplayError, load_record, replay, write_record
+from .record import Record, ReplayError, initial_state, load_record, replay
 from .room import Room
 from .scoring import BombRecord, Factor, Settlement, Step, title_for
+from .state import GameState, Phase, Status, write_record
 from .variants import ALIASES, RULES_VERSION, VARIANTS, Variant, VariantError, variant
-from .views import SeatView, public_view, seat_view
+from .views import SeatView, may_see, project, public_view, seat_view, visible_to
 
 __all__ = [
     "ALIASES",
@@ -68,6 +64,7 @@ __all__ = [
     "Card",
     "CardParseError",
     "CardsNotInDeck",
+    "DealSpec",
     "DoesNotBeat",
     "Event",
     "ExplicitDeal",
@@ -98,6 +95,8 @@ __all__ = [
     "Variant",
     "VariantError",
     "Wings",
+    "action_from_dict",
+    "action_to_dict",
     "apply",
     "auto_bid",
     "autoplay_action",
@@ -110,13 +109,16 @@ __all__ = [
     "first_bidder",
     "format_cards",
     "hint",
+    "initial_state",
     "legal_actions",
     "legal_plays",
     "load_record",
+    "may_see",
     "new_game",
     "parse_cards",
     "parse_reading",
     "preferred",
+    "project",
     "public_view",
     "rank_counts",
     "readings",
@@ -127,5 +129,6 @@ __all__ = [
     "sort_by_rank",
     "title_for",
     "variant",
+    "visible_to",
     "write_record",
 ]

@@ -1,4 +1,5 @@
-"""The actions of a game (frozen values) and the error an illegal one raises.
+"""The actions of a game (frozen values), the events they produce, and the error an illegal
+action raises.
 
 ``by`` on a bid, pass or play says who decided it when it was not the player: ``"timeout"``
 (the engine's auto-play on a turn timeout) or ``"autoplay"`` (托管 or the simulator); the
@@ -8,6 +9,8 @@ rules treat it like any other action, and records keep it.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from .errors import RulesError
 
@@ -72,3 +75,18 @@ class Timeout:
 
 
 Action = Bid | Pass | PlayCards | ShowHand | Leave | SetAutoplay | Timeout
+
+
+@dataclasses.dataclass(frozen=True)
+class Event:
+    """Something that happened.  ``to`` is None for a public event, else the one seat that
+    may see it (:func:`~.views.visible_to` decides who sees what).  ``data`` holds JSON
+    values."""
+
+    type: str
+    seat: int | None
+    data: Mapping[str, Any]
+    to: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "seat": self.seat, "to": self.to, **self.data}

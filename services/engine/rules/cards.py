@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+from .errors import RulesError
+
 # Rank indices, low to high.  Chains and comparisons work on these ints.
 RANK_NAMES: Final = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2", "BJ", "RJ")
 THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE, TWO = range(13)
@@ -33,8 +35,10 @@ _RANK_BY_NAME: Final = {name: i for i, name in enumerate(RANK_NAMES[:13])} | {"1
 _SUIT_BY_NAME: Final = {name: i for i, name in enumerate(SUIT_NAMES)}
 
 
-class CardParseError(ValueError):
+class CardParseError(RulesError):
     """A card list could not be parsed; names the bad token and its position (0-based)."""
+
+    reason = "INVALID_CARDS"
 
     def __init__(self, token: str, position: int, text: str) -> None:
         self.token = token

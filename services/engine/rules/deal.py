@@ -47,6 +47,7 @@ Test vectors (also checked by ``tests/engine/test_deal.py`` and listed in
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Iterator
 from typing import Final, NamedTuple
@@ -66,6 +67,29 @@ class Deal(NamedTuple):
     hands: tuple[tuple[int, ...], ...]
     bottom: tuple[int, ...]
     spade_three_seat: int | None
+
+
+@dataclasses.dataclass(frozen=True)
+class SeedDeal:
+    """A deal from a seed (any non-empty string; its UTF-8 bytes are hashed)."""
+
+    seed: str
+
+
+@dataclasses.dataclass(frozen=True)
+class ExplicitDeal:
+    """Given hands (and bottom cards), for tests, puzzles and imported games.  A hand may be
+    shorter than the variant's (a short game); the cards must be cards of the deck, each at
+    most as often as the deck holds it.  ``opener``: Zheng Shangyou's opening seat (default:
+    the lowest seat holding a ♠3, else seat 0)."""
+
+    hands: tuple[tuple[int, ...], ...]
+    bottom: tuple[int, ...] = ()
+    opener: int | None = None
+
+
+DealSpec = SeedDeal | ExplicitDeal
+"""How a game's cards were given: the one thing a record needs besides its actions."""
 
 
 def _stream(domain: bytes, seed: str) -> Iterator[int]:

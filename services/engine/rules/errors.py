@@ -1,5 +1,7 @@
-"""Typed rule errors.  Each carries a machine-readable ``reason`` code that the gRPC layer
-turns into a ``google.rpc.ErrorInfo`` reason and the CLI prints."""
+"""Typed rule errors, one tree under :class:`RulesError`.  Each carries a machine-readable
+``reason`` code that the gRPC layer turns into a ``google.rpc.ErrorInfo`` reason and the CLI
+prints.  The other errors of the tree live beside what raises them: ``CardParseError``
+(cards), ``VariantError`` (variants), ``IllegalAction`` (actions), ``ReplayError`` (record)."""
 
 from __future__ import annotations
 
@@ -25,6 +27,16 @@ class DoesNotBeat(RulesError):
     """The cards form a pattern, but no reading of it beats the last play."""
 
     reason = "DOES_NOT_BEAT"
+
+
+class RecordError(RulesError):
+    """A malformed game record; ``field`` is the path of the bad field (``actions[3].play``)."""
+
+    reason = "BAD_RECORD"
+
+    def __init__(self, message: str, field: str) -> None:
+        self.field = field
+        super().__init__(f"{field}: {message}" if field else message)
 
 
 class CardsNotInDeck(RulesError):

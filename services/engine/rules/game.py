@@ -1,11 +1,9 @@
 """The whole game as a pure state machine (RULES.md §4): deal → bidding (Dou Dizhu) → show hand
 (when the variant allows it) → play → over.
 
-A :class:`GameState` is immutable; :func:`apply` returns the next state and the events the
-action produced, or raises :class:`IllegalAction` (with a reason code) and changes nothing.
-The state carries what the next action needs (hands, the last play, bids, bombs, counts) and
-the resolved action log, so applying never re-runs the game, and a state is a
-JSON-friendly value (:meth:`GameState.to_dict` / :meth:`GameState.from_dict`).
+A :class:`~.state.GameState` is immutable; :func:`apply` returns the next state and the events
+the action produced, or raises :class:`IllegalAction` (with a reason code) and changes nothing.
+A timeout plays the auto-play move, chosen from the seat's view like any bot's.
 
 >>> from .variants import variant
 >>> s = new_game(variant("doudizhu3"), seed="cardroom")
@@ -22,14 +20,13 @@ services.engine.rules.actions.IllegalAction: seat 0 leads: a lead cannot pass
 
 from __future__ import annotations
 
-import dataclasses
-import enum
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from .actions import (
     Action,
     Bid,
+    Event,
     IllegalAction,
     Leave,
     Pass,
@@ -38,295 +35,21 @@ from .actions import (
     ShowHand,
     Timeout,
 )
-from .cards import CARDS, RANK_OF, SPADE_THREE, Card, format_cards
-from .deal import deal_from_seed, redeal_seed
+from .cards import RANK_OF, SPADE_THREE, format_cards
+from .deal import DealSpec, ExplicitDeal, SeedDeal, deal_from_seed, redeal_seed
 from .deal import first_bidder as draw_first_bidder
 from .errors import RulesError
 from .kinds import Kind
-from .patterns import Pattern, Play, check_in_deck, classify
+from .patterns import Play, check_in_deck, classify
 from .policies import autoplay_action
 from .room import Room
-from .scoring import (
-    BombRecord,
-    Settlement,
-    no_score,
-    settle_doudizhu,
-    settle_escape,
-    settle_zhengshangyou,
-)
-from .variants import RULES_VERSION, Variant, VariantError
+from .scoring import BombRecord
+from .state import GameState, Phase, Status
+from .state import evolve as _evolve
+from .state import settle as _settle
+from .variants import Variant
 from .variants import variant as find_variant
-
-
-class Phase(enum.StrEnum):
-    BIDDING = "bidding"
-    SHOW_HAND = "show_hand"
-    PLAY = "play"
-    OVER = "over"
-
-
-class Status(enum.StrEnum):
-    RUNNING = "running"
-    FINISHED = "finished"
-    ESCAPED = "escaped"
-    DISBANDED = "disbanded"
-    REDEAL = "redeal"
-
-
-@dataclasses.dataclass(frozen=True)
-class SeedDeal:
-    """A deal from a seed (any non-empty string; its UTF-8 bytes are hashed)."""
-
-    seed: str
-
-
-@dataclasses.dataclass(frozen=True)
-class ExplicitDeal:
-    """Given hands (and bottom cards), for tests, puzzles and imported games.  A hand may be
-    shorter than the variant's (a short game); the cards must be cards of the deck, each at
-    most as often as the deck holds it.  ``opener``: Zheng Shangyou's opening seat (default:
-    the lowest seat holding a ♠3, else seat 0)."""
-
-    hands: tuple[tuple[int, ...], ...]
-    bottom: tuple[int, ...] = ()
-    opener: int | None = None
-
-
-DealSpec = SeedDeal | ExplicitDeal
-
-
-@dataclasses.dataclass(frozen=True)
-class Event:
-    """Something that happened.  ``to`` is None for a public event, else the one seat that
-    may see it.  ``data`` holds JSON values."""
-
-    type: str
-    seat: int | None
-    data: Mapping[str, Any]
-    to: int | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"type": self.type, "seat": self.seat, "to": self.to, **self.data}
-
-
-@dataclasses.dataclass(frozen=True, eq=True)
-class GameState:
-    variant: Variant
-    room: Room
-    deal: DealSpec
-    first_bidder: int | None
-    opener: int | None  # the seat that leads first once play starts (ZSY), else None
-    deal_no: int  # 0: the first deal; n: the n-th redeal
-    dealt: tuple[tuple[int, ...], ...]  # the hands as dealt (this deal), sorted
-    bottom: tuple[int, ...]
-    hands: tuple[tuple[int, ...], ...]  # sorted
-    forced: tuple[bool, ...]  # seats that must bid when nobody has (ddz4)
-    phase: Phase
-    status: Status
-    turn: int | None
-    bids: tuple[tuple[int, int], ...]  # (seat, amount; 0 = pass), this deal
-    bid: int  # the highest bid so far (0: none)
-    bidder: int | None
-    landlord: int | None
-    shown: bool
-    last: Play | None  # the play to beat (None: the seat to move leads)
-    last_seat: int | None
-    passes: int
-    cards_played: tuple[int, ...]
-    plays_made: tuple[int, ...]
-    bombs: tuple[BombRecord, ...]
-    autoplay: tuple[bool, ...]
-    log: tuple[Action, ...]  # every applied action, resolved (timeouts as what they did)
-    deal_start: int  # index in ``log`` where this deal's actions begin
-    winner: int | None
-    escaper: int | None
-    settlement: Settlement | None
-
-    # -------------------------------------------------------------- queries
-    @property
-    def over(self) -> bool:
-        return self.phase is Phase.OVER
-
-    @property
-    def players(self) -> int:
-        return self.variant.players
-
-    def must_bid(self, seat: int) -> bool:
-        """Whether ``seat``'s pass would be refused now (a forced bidder facing no bid)."""
-        return self.forced[seat] and self.bid == 0
-
-    def must_hold(self) -> int | None:
-        """A card the seat to move must lead (the ♠3 of the opener's first lead, when the
-        room requires it), or None."""
-        if (
-            self.variant.first_lead_holds_spade_three
-            and self.last is None
-            and not any(self.plays_made)
-            and self.turn is not None
-            and SPADE_THREE in self.hands[self.turn]
-        ):
-            return SPADE_THREE
-        return None
-
-    def seed(self) -> str | None:
-        """The seed of the current deal, or None for an explicit deal."""
-        if isinstance(self.deal, SeedDeal):
-            return redeal_seed(self.deal.seed, self.deal_no)
-        return None
-
-    # -------------------------------------------------------------- JSON form
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-friendly form that :meth:`from_dict` turns back into an equal state.
-
-        Compact rather than readable — cards as card ids, actions as short lists — because
-        the engine service seals it into the token every call carries (the game record is
-        the readable form)."""
-        from .record import deal_to_dict
-
-        last = self.last
-        return {
-            "v": _STATE_FORM,
-            "variant": self.variant.name,
-            "rules_version": RULES_VERSION,
-            "room": self.room.to_dict(),
-            "deal": deal_to_dict(self.deal),
-            "first_bidder": self.first_bidder,
-            "opener": self.opener,
-            "deal_no": self.deal_no,
-            "dealt": [list(h) for h in self.dealt],
-            "bottom": list(self.bottom),
-            "hands": [list(h) for h in self.hands],
-            "forced": list(self.forced),
-            "phase": self.phase.value,
-            "status": self.status.value,
-            "turn": self.turn,
-            "bids": [list(b) for b in self.bids],
-            "bid": self.bid,
-            "bidder": self.bidder,
-            "landlord": self.landlord,
-            "shown": self.shown,
-            "last": None
-            if last is None
-            else {"cards": list(last.cards), "pattern": _pattern_to_list(last.pattern)},
-            "last_seat": self.last_seat,
-            "passes": self.passes,
-            "cards_played": list(self.cards_played),
-            "plays_made": list(self.plays_made),
-            "bombs": [[b.seat, b.kind, b.size, b.rank, b.led] for b in self.bombs],
-            "autoplay": list(self.autoplay),
-            "log": [_pack_action(a) for a in self.log],
-            "deal_start": self.deal_start,
-            "winner": self.winner,
-            "escaper": self.escaper,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GameState:
-        """The state of :meth:`to_dict`'s output (trusted: the engine seals it)."""
-        from .record import deal_from_dict
-
-        if data.get("v") != _STATE_FORM:
-            raise ValueError(f"not a state of form {_STATE_FORM}")
-        room = Room.from_dict(data["room"])
-        v = room.variant_for(data["variant"])
-        last_d = data["last"]
-        last = None
-        if last_d is not None:
-            last = Play(_card_tuple(last_d["cards"]), _pattern_from_list(last_d["pattern"]))
-        state = cls(
-            variant=v,
-            room=room,
-            deal=deal_from_dict(data["deal"], v),
-            first_bidder=data["first_bidder"],
-            opener=data["opener"],
-            deal_no=data["deal_no"],
-            dealt=tuple(_card_tuple(h) for h in data["dealt"]),
-            bottom=_card_tuple(data["bottom"]),
-            hands=tuple(_card_tuple(h) for h in data["hands"]),
-            forced=tuple(data["forced"]),
-            phase=Phase(data["phase"]),
-            status=Status(data["status"]),
-            turn=data["turn"],
-            bids=tuple((s, a) for s, a in data["bids"]),
-            bid=data["bid"],
-            bidder=data["bidder"],
-            landlord=data["landlord"],
-            shown=data["shown"],
-            last=last,
-            last_seat=data["last_seat"],
-            passes=data["passes"],
-            cards_played=tuple(data["cards_played"]),
-            plays_made=tuple(data["plays_made"]),
-            bombs=tuple(BombRecord(s, k, n, r, led) for s, k, n, r, led in data["bombs"]),
-            autoplay=tuple(data["autoplay"]),
-            log=tuple(map(_unpack_action, data["log"])),
-            deal_start=data["deal_start"],
-            winner=data["winner"],
-            escaper=data["escaper"],
-            settlement=None,
-        )
-        if state.phase is Phase.OVER:
-            object.__setattr__(state, "settlement", _settle(state))
-        return state
-
-
-_STATE_FORM = 2  # bumped whenever to_dict's shape changes
-
-
-def _card_tuple(ids: Sequence[int]) -> tuple[Card, ...]:
-    return tuple(map(CARDS.__getitem__, ids))
-
-
-def _pack_action(a: Action) -> list[Any]:
-    """An action as a short list: a one-letter type, the seat, then its fields."""
-    if isinstance(a, PlayCards):
-        return ["c", a.seat, list(a.cards), a.reading, a.by]
-    if isinstance(a, Pass):
-        return ["p", a.seat, a.by]
-    if isinstance(a, Bid):
-        return ["b", a.seat, a.amount, a.by]
-    if isinstance(a, SetAutoplay):
-        return ["a", a.seat, a.on]
-    if isinstance(a, ShowHand):
-        return ["s", a.seat]
-    if isinstance(a, Leave):
-        return ["l", a.seat]
-    return ["t", a.seat]
-
-
-def _unpack_action(items: Sequence[Any]) -> Action:
-    code, seat = items[0], items[1]
-    if code == "c":
-        return PlayCards(seat, _card_tuple(items[2]), items[3], items[4])
-    if code == "p":
-        return Pass(seat, items[2])
-    if code == "b":
-        return Bid(seat, items[2], items[3])
-    if code == "a":
-        return SetAutoplay(seat, items[2])
-    if code == "s":
-        return ShowHand(seat)
-    if code == "l":
-        return Leave(seat)
-    return Timeout(seat)
-
-
-def _pattern_to_list(p: Pattern) -> list[Any]:
-    return [p.kind.value, p.rank, p.length, p.size, p.low, p.order]
-
-
-def _pattern_from_list(items: Sequence[Any]) -> Pattern:
-    kind, rank, length, size, low, order = items
-    return Pattern(Kind(kind), rank, length, size, low, order)
-
-
-def _evolve(state: GameState, **changes: Any) -> GameState:
-    """A copy with some fields changed (the fast path of ``dataclasses.replace``)."""
-    new = object.__new__(GameState)
-    d = new.__dict__
-    d.update(state.__dict__)
-    d.update(changes)
-    return new
+from .views import seat_view
 
 
 def _illegal(reason: str, message: str) -> IllegalAction:
@@ -500,7 +223,7 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
             if state.must_bid(seat):
                 return apply(state, Bid(seat, 1, "timeout"))
             return apply(state, Pass(seat, "timeout"))
-        return apply(state, autoplay_action(state, "timeout"))
+        return apply(state, autoplay_action(seat_view(state, seat), "timeout"))
     phase = state.phase
     if isinstance(action, Bid):
         if phase is not Phase.BIDDING:
@@ -696,79 +419,13 @@ def _end(state: GameState, events: list[Event], **changes: Any) -> tuple[GameSta
     return over, events
 
 
-def _settle(state: GameState) -> Settlement:
-    v, room = state.variant, state.room
-    status = state.status
-    if status is Status.ESCAPED:
-        assert state.escaper is not None
-        return settle_escape(
-            v,
-            room,
-            escaper=state.escaper,
-            bid=state.bid,
-            bombs=state.bombs,
-            cards_left=len(state.hands[state.escaper]),
-            landlord=state.landlord,
-        )
-    if status is not Status.FINISHED:
-        return no_score(v, room, status.value)
-    assert state.winner is not None
-    if v.family == "doudizhu":
-        assert state.landlord is not None
-        return settle_doudizhu(
-            v,
-            room,
-            landlord=state.landlord,
-            bid=state.bid,
-            winner=state.winner,
-            bombs=state.bombs,
-            shown=state.shown,
-            cards_played=state.cards_played,
-            plays_made=state.plays_made,
-        )
-    return settle_zhengshangyou(
-        v,
-        room,
-        winner=state.winner,
-        dealt=tuple(len(h) for h in state.dealt),
-        left=tuple(len(h) for h in state.hands),
-    )
-
-
 # ------------------------------------------------------------------ legal actions
 def legal_actions(state: GameState) -> list[Action]:
-    """Every bid, pass, show hand and play the seat to move may make now (leave and
-    auto-play switches, open to every seat at any time, are not listed).  A lead whose cards
-    have several readings lists each, naming its reading."""
-    from .moves import legal_plays
-
-    seat = state.turn
-    if seat is None:
+    """Every bid, pass, show hand and play the seat to move may make now: what its view
+    lists (:meth:`~.views.SeatView.legal_actions`)."""
+    if state.turn is None:
         return []
-    if state.phase is Phase.BIDDING:
-        actions: list[Action] = [Bid(seat, a) for a in range(state.bid + 1, 4)]
-        if not state.must_bid(seat):
-            actions.append(Pass(seat))
-        return actions
-    out: list[Action] = []
-    if state.phase is Phase.SHOW_HAND:
-        out.append(ShowHand(seat))
-    last = state.last
-    plays = legal_plays(state.variant, state.hands[seat], last.pattern if last else ())
-    must = state.must_hold()
-    if last is None:
-        seen: dict[tuple[int, ...], int] = {}
-        for p in plays:
-            seen[p.cards] = seen.get(p.cards, 0) + 1
-        for p in plays:
-            if must is not None and must not in p.cards:
-                continue
-            reading = p.pattern.reading if seen[p.cards] > 1 else None
-            out.append(PlayCards(seat, p.cards, reading))
-    else:
-        out.extend(PlayCards(seat, p.cards) for p in plays)
-        out.append(Pass(seat))
-    return out
+    return seat_view(state, state.turn).legal_actions()
 
 
 __all__ = [
@@ -779,7 +436,6 @@ __all__ = [
     "Phase",
     "SeedDeal",
     "Status",
-    "VariantError",
     "apply",
     "deal_events",
     "legal_actions",

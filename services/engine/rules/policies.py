@@ -38,7 +38,6 @@ asked in one turn.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from .actions import Action, Bid, Pass, PlayCards
 from .cards import ACE, CARDS, RANK_OF, TWO
@@ -46,10 +45,9 @@ from .errors import RulesError
 from .kinds import SHAPES, Kind
 from .moves import legal_plays
 from .patterns import Pattern, Play, beats, bomb_pattern, classify, rocket_pattern
+from .state import Phase
 from .variants import Variant
-
-if TYPE_CHECKING:
-    from .game import GameState
+from .views import SeatView
 
 _UNIT_KINDS = {Kind.SINGLE: 1, Kind.PAIR: 2, Kind.TRIPLE: 3}
 _JOKER_OR_BOMB_TIER = 9
@@ -204,31 +202,31 @@ def auto_bid(v: Variant, hand: Sequence[int], highest: int, forced: bool = False
     return 0
 
 
-def autoplay_action(state: GameState, by: str | None = "autoplay") -> Action:
-    """The auto-play (or auto-bid) move of the seat to move, as an action to apply."""
-    seat = state.turn
-    if seat is None:
-        raise RulesError("the game is over: no seat to move", "GAME_OVER")
-    if state.phase == "bidding":
-        amount = auto_bid(state.variant, state.hands[seat], state.bid, state.must_bid(seat))
+def autoplay_action(view: SeatView, by: str | None = "autoplay") -> Action:
+    """The auto-play (or auto-bid) move of the view's seat, which must be the seat to move,
+    as an action to apply.  The view is all it reads: a timeout, a bot and a hint agree."""
+    seat = view.seat
+    if seat is None or seat != view.turn or view.hand is None:
+        raise RulesError(f"seat {seat} is not to move", "NOT_YOUR_TURN")
+    if view.phase is Phase.BIDDING:
+        amount = auto_bid(view.variant, view.hand, view.bid, view.must_bid)
         return Bid(seat, amount, by) if amount else Pass(seat, by)
-    last = state.last.pattern if state.last is not None else None
+    last = view.last.pattern if view.last is not None else None
     no_bombs = (
-        state.landlord is not None
-        and seat != state.landlord
-        and state.last_seat is not None
-        and state.last_seat != state.landlord
+        view.landlord is not None
+        and seat != view.landlord
+        and view.last_seat is not None
+        and view.last_seat != view.landlord
     )
-    play = choose_play(
-        state.variant, state.hands[seat], last, no_bombs=no_bombs, must_hold=state.must_hold()
-    )
+    play = choose_play(view.variant, view.hand, last, no_bombs=no_bombs, must_hold=view.must_hold)
     if play is None:
         return Pass(seat, by)
     return PlayCards(seat, play.cards, None, by)
 
 
-def hint(state: GameState, seat: int) -> Action | None:
-    """One stable suggestion for ``seat``: its auto-play move when it is to move, else None."""
-    if state.turn != seat:
+def hint(view: SeatView) -> Action | None:
+    """One stable suggestion for the view's seat: its auto-play move when it is to move, else
+    None."""
+    if not view.to_move:
         return None
-    return autoplay_action(state, None)
+    return autoplay_action(view, None)
