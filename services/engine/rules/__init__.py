@@ -50,15 +50,26 @@ from .moves import count_plays, legal_plays
 from .patterns import Pattern, Play, beats, classify, parse_reading, preferred, readings
 from .policies import auto_bid, autoplay_action, choose_play, hint
 from .record import Record, RecordError, ReplayError, load_record, replay, write_record
-from .room import Room
+from .room import MAX_SCORE, ROOM_FIELDS, Room, check_room, max_stake
 from .scoring import BombRecord, Factor, Settlement, Step, title_for
-from .variants import ALIASES, RULES_VERSION, VARIANTS, Variant, VariantError, variant
+from .variants import (
+    ALIASES,
+    MAX_FACTOR,
+    RULES_VERSION,
+    VARIANTS,
+    Variant,
+    VariantError,
+    variant,
+)
 from .views import SeatView, public_view, seat_view
 
 __all__ = [
     "ALIASES",
     "CARDS",
+    "MAX_FACTOR",
+    "MAX_SCORE",
     "RANK_NAMES",
+    "ROOM_FIELDS",
     "RULES_VERSION",
     "SUIT_NAMES",
     "VARIANTS",
@@ -102,6 +113,7 @@ __all__ = [
     "auto_bid",
     "autoplay_action",
     "beats",
+    "check_room",
     "choose_play",
     "classify",
     "count_plays",
@@ -113,6 +125,7 @@ __all__ = [
     "legal_actions",
     "legal_plays",
     "load_record",
+    "max_stake",
     "new_game",
     "parse_cards",
     "parse_reading",

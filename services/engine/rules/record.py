@@ -29,7 +29,7 @@ from .actions import (
 )
 from .cards import CardParseError, format_cards, parse_cards
 from .errors import RulesError
-from .room import Room
+from .room import ROOM_FIELDS, Room
 from .variants import RULES_VERSION, Variant, VariantError, variant
 
 
@@ -38,9 +38,9 @@ class RecordError(RulesError):
 
     reason = "BAD_RECORD"
 
-    def __init__(self, message: str, field: str) -> None:
+    def __init__(self, message: str, field: str, reason: str | None = None) -> None:
         self.field = field
-        super().__init__(f"{field}: {message}" if field else message)
+        super().__init__(f"{field}: {message}" if field else message, reason)
 
 
 class ReplayError(RulesError):
@@ -210,8 +210,11 @@ def load_record(data: Any) -> Record:
         room = Room.from_dict(room_data if room_data is not None else {})
         v = room.variant_for(base.name)
     except VariantError as exc:
+        room_field = exc.field in ROOM_FIELDS or exc.field == "room"
         raise RecordError(
-            str(exc), f"room.{exc.field}" if exc.field != "room" else "room"
+            str(exc),
+            f"room.{exc.field}" if exc.field != "room" else "room",
+            "INVALID_ROOM" if room_field else "INVALID_OVERRIDE",
         ) from None
     if "deal" not in data:
         raise RecordError("is missing", "deal")
