@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -84,3 +86,55 @@ def test_chain_limits_that_leave_no_length_list_no_chain() -> None:
     assert plays and all(p.pattern.kind is not rules.Kind.STRAIGHT for p in plays)
     assert all(p.pattern.kind is not rules.Kind.PLANE_TWO for p in plays)
     assert rules.legal_plays(v, hand, last=cards("5h5c")) != ()
+
+
+# ------------------------------------------------------------------ rules version 2 (§5.3)
+FIXTURE = Path(__file__).parent / "fixtures" / "zsy_v1_stake5.json"
+V1_GAMES = json.loads(FIXTURE.read_text(encoding="utf-8"))["games"]
+
+
+@pytest.mark.parametrize("game", V1_GAMES, ids=lambda g: g["settlement"]["status"])
+def test_version_1_zsy_records_settle_exactly_as_version_1_did(game: dict[str, Any]) -> None:
+    record = game["record"]
+    assert record["rules_version"] == 1 and record["room"]["stake"] == 5
+    state = rules.replay(record)
+    assert state.rules_version == 1
+    assert state.settlement.to_dict() == game["settlement"]
+    # The record it writes, and the state's sealed form, keep the version.
+    assert rules.write_record(state)["rules_version"] == 1
+    again = rules.GameState.from_dict(json.loads(json.dumps(state.to_dict())))
+    assert again.rules_version == 1 and again.settlement == state.settlement
+
+
+@pytest.mark.parametrize("game", V1_GAMES, ids=lambda g: g["settlement"]["status"])
+def test_version_2_multiplies_zsy_scores_by_the_stake(game: dict[str, Any]) -> None:
+    v2 = rules.replay({**game["record"], "rules_version": 2})
+    assert v2.rules_version == 2
+    assert list(v2.settlement.scores) == [5 * s for s in game["settlement"]["scores"]]
+    assert "stake 5" in " ".join(step.how for step in v2.settlement.steps)
+    # A record without a version is of the current one.
+    bare = {k: v for k, v in game["record"].items() if k != "rules_version"}
+    assert rules.replay(bare).settlement == v2.settlement
+
+
+def test_a_version_1_state_plays_on_by_version_1_after_its_token_round_trip() -> None:
+    record = V1_GAMES[0]["record"]
+    start = rules.new_game(
+        record["variant"], Room(stake=5), seed=record["deal"]["seed"], rules_version=1
+    )
+    state = start
+    for action in rules.load_record(record).actions:
+        state = rules.GameState.from_dict(json.loads(json.dumps(state.to_dict())))
+        assert state.rules_version == 1
+        state, _ = rules.apply(state, action)
+    assert list(state.settlement.scores) == V1_GAMES[0]["settlement"]["scores"]
+    assert rules.new_game("zsy1", Room(stake=5), seed="x").rules_version == rules.RULES_VERSION
+
+
+def test_unknown_rules_versions_are_refused() -> None:
+    for version in (0, 3, True, "2", None):
+        with pytest.raises(rules.RecordError) as err:
+            rules.load_record({"variant": "zsy1", "rules_version": version, "deal": {"seed": "x"}})
+        assert err.value.field == "rules_version"
+    with pytest.raises(VariantError):
+        rules.new_game("zsy1", seed="x", rules_version=3)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -132,3 +133,18 @@ def test_playable_overrides_list_their_actions(stub: Any, variant: str) -> None:
     assert answer.game_over
     hint = stub.GetHint(engine_pb2.GetHintRequest(state=start.state, seat=0), timeout=10)
     assert hint is not None
+
+
+def test_settle_scores_zsy_by_the_rules_version_of_the_record(stub: Any) -> None:
+    """RULES.md §5.3: version 1 ignored a Zheng Shangyou room's stake, version 2 multiplies."""
+    path = Path(__file__).parents[1] / "engine" / "fixtures" / "zsy_v1_stake5.json"
+    for game in json.loads(path.read_text(encoding="utf-8"))["games"]:
+        v1 = stub.Settle(engine_pb2.SettleRequest(record_json=json.dumps(game["record"])))
+        assert json.loads(v1.settlement.settlement_json) == game["settlement"]
+        v2_record = {**game["record"], "rules_version": 2}
+        v2 = stub.Settle(engine_pb2.SettleRequest(record_json=json.dumps(v2_record)))
+        assert list(v2.settlement.scores) == [5 * s for s in game["settlement"]["scores"]]
+    # A new game is of the current version: its stake counts.
+    start = stub.NewGame(_new_game("zsy1", common_pb2.Room(stake=5)), timeout=10)
+    escaped = apply(stub, start.state, act(start.public_view.turn, leave=True))
+    assert list(escaped.settlement.scores).count(-13 * 4 * 5) == 1

@@ -54,7 +54,7 @@ from .scoring import (
     settle_escape,
     settle_zhengshangyou,
 )
-from .variants import RULES_VERSION, Variant, VariantError
+from .variants import RULES_VERSION, RULES_VERSIONS, Variant, VariantError
 from .variants import variant as find_variant
 
 
@@ -141,6 +141,7 @@ class GameState:
     winner: int | None
     escaper: int | None
     settlement: Settlement | None
+    rules_version: int = RULES_VERSION  # the rules the game is played by (RULES_VERSIONS)
 
     # -------------------------------------------------------------- queries
     @property
@@ -187,7 +188,7 @@ class GameState:
         return {
             "v": _STATE_FORM,
             "variant": self.variant.name,
-            "rules_version": RULES_VERSION,
+            "rules_version": self.rules_version,
             "room": self.room.to_dict(),
             "deal": deal_to_dict(self.deal),
             "first_bidder": self.first_bidder,
@@ -227,8 +228,11 @@ class GameState:
 
         if data.get("v") != _STATE_FORM:
             raise ValueError(f"not a state of form {_STATE_FORM}")
+        version = data["rules_version"]
+        if version not in RULES_VERSIONS:
+            raise ValueError(f"rules version {version!r} is not one this engine plays")
         room = Room.from_dict(data["room"])
-        v = room.variant_for(data["variant"])
+        v = room.variant_for(data["variant"], version)
         last_d = data["last"]
         last = None
         if last_d is not None:
@@ -264,6 +268,7 @@ class GameState:
             winner=data["winner"],
             escaper=data["escaper"],
             settlement=None,
+            rules_version=version,
         )
         if state.phase is Phase.OVER:
             object.__setattr__(state, "settlement", _settle(state))
@@ -355,17 +360,21 @@ def new_game(
     seed: str | None = None,
     deal: ExplicitDeal | None = None,
     first_bidder: int | None = None,
+    rules_version: int = RULES_VERSION,
 ) -> GameState:
     """A new game, dealt and ready for its first action.
 
     ``variant`` is a base variant (or its name); the room's overrides are applied to it.
     Give exactly one of ``seed`` and ``deal``.  ``first_bidder`` (Dou Dizhu) defaults to the
-    one drawn from the seed; an explicit Dou Dizhu deal needs it.  Raises
-    :class:`IllegalAction` (``BAD_DEAL``, ``NO_SUCH_SEAT``) or :class:`VariantError`.
+    one drawn from the seed; an explicit Dou Dizhu deal needs it.  ``rules_version``: the
+    rules the game is played by (an old record's).  Raises :class:`IllegalAction`
+    (``BAD_DEAL``, ``NO_SUCH_SEAT``) or :class:`VariantError` (a bad room, or version).
     """
     name = find_variant(variant).name if isinstance(variant, str) else variant.name
     room = room or Room()
-    v = room.variant_for(name)
+    if rules_version not in RULES_VERSIONS:
+        raise VariantError(f"rules version {rules_version!r} is not one of {RULES_VERSIONS}")
+    v = room.variant_for(name, rules_version)
     if (seed is None) == (deal is None):
         raise _illegal("BAD_DEAL", "give exactly one of a seed and an explicit deal")
     spec: DealSpec
@@ -426,6 +435,7 @@ def new_game(
         winner=None,
         escaper=None,
         settlement=None,
+        rules_version=rules_version,
     )
 
 
@@ -709,6 +719,7 @@ def _settle(state: GameState) -> Settlement:
             bombs=state.bombs,
             cards_left=len(state.hands[state.escaper]),
             landlord=state.landlord,
+            rules_version=state.rules_version,
         )
     if status is not Status.FINISHED:
         return no_score(v, room, status.value)
@@ -732,6 +743,7 @@ def _settle(state: GameState) -> Settlement:
         winner=state.winner,
         dealt=tuple(len(h) for h in state.dealt),
         left=tuple(len(h) for h in state.hands),
+        rules_version=state.rules_version,
     )
 
 

@@ -30,7 +30,7 @@ from .actions import (
 from .cards import CardParseError, format_cards, parse_cards
 from .errors import RulesError
 from .room import ROOM_FIELDS, Room
-from .variants import RULES_VERSION, Variant, VariantError, variant
+from .variants import RULES_VERSION, RULES_VERSIONS, Variant, VariantError, variant
 
 
 class RecordError(RulesError):
@@ -203,12 +203,13 @@ def load_record(data: Any) -> Record:
     except VariantError as exc:
         raise RecordError(str(exc), "variant") from None
     version = data.get("rules_version", RULES_VERSION)
-    if version != RULES_VERSION:
-        raise RecordError(f"this engine plays rules version {RULES_VERSION} only", "rules_version")
+    if isinstance(version, bool) or version not in RULES_VERSIONS:
+        versions = ", ".join(map(str, RULES_VERSIONS))
+        raise RecordError(f"this engine plays rules versions {versions} only", "rules_version")
     room_data = data.get("room", {})
     try:
         room = Room.from_dict(room_data if room_data is not None else {})
-        v = room.variant_for(base.name)
+        v = room.variant_for(base.name, version)
     except VariantError as exc:
         room_field = exc.field in ROOM_FIELDS or exc.field == "room"
         raise RecordError(
@@ -245,13 +246,18 @@ def start(record: Record) -> Any:
     try:
         if isinstance(record.deal, ExplicitDeal):
             return new_game(
-                record.variant, record.room, deal=record.deal, first_bidder=record.first_bidder
+                record.variant,
+                record.room,
+                deal=record.deal,
+                first_bidder=record.first_bidder,
+                rules_version=record.rules_version,
             )
         return new_game(
             record.variant,
             record.room,
             seed=record.deal.seed,
             first_bidder=record.first_bidder,
+            rules_version=record.rules_version,
         )
     except IllegalAction as exc:
         raise RecordError(str(exc), "deal") from None
@@ -276,7 +282,7 @@ def write_record(state: Any, extra: Mapping[str, Any] | None = None) -> dict[str
     """The record of a state (timeouts appear as the moves they made, with ``"by"``)."""
     out: dict[str, Any] = {
         "variant": state.variant.name,
-        "rules_version": RULES_VERSION,
+        "rules_version": state.rules_version,
         "room": state.room.to_dict(),
         "deal": deal_to_dict(state.deal),
     }

@@ -24,7 +24,11 @@ from .kinds import SHAPED_KINDS, SHAPES, Kind, Wings
 
 #: The rules version stored with every game; bumped whenever any rule, the shuffle or the
 #: auto-play policy changes, so an old game is always replayed by the rules it was played by.
-RULES_VERSION: Final = 1
+#: Version 2: a Zheng Shangyou room's stake multiplies its scores, escapes included (RULES.md
+#: §5.3); version 1 ignored it.  Nothing else differs.
+RULES_VERSION: Final = 2
+#: Every version this engine plays (a game keeps the version it started with).
+RULES_VERSIONS: Final = (1, 2)
 
 #: The largest factor a room may give one bomb, rocket, spring, anti-spring, shown hand or
 #: escape step.  Known rule sets use ×2 to ×4; the bound keeps each factor small enough to
