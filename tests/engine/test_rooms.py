@@ -138,3 +138,26 @@ def test_unknown_rules_versions_are_refused() -> None:
         assert err.value.field == "rules_version"
     with pytest.raises(VariantError):
         rules.new_game("zsy1", seed="x", rules_version=3)
+
+
+def test_the_documented_stake_bounds_are_the_derived_ones() -> None:
+    """README's room section and room.py's docstring state these; each is MAX_SCORE over the
+    variant's worst settlement at stake 1."""
+    documented = {
+        "doudizhu3": 5_086_263_020,  # 10^15 // (2 × 3 × 2^13 bombs × 2 rocket × 2 spring)
+        "doudizhu4": 3_871_762,  # 10^15 // (3 × 3 × 3^13 × 3 rocket × 3 shown × 2 spring)
+        "zhengshangyou1": 6_410_256_410_256,  # 10^15 // (3 losers × 13 × 4)
+        "zhengshangyou2": 3_086_419_753_086,  # 10^15 // (3 × 27 × 4)
+    }
+    for name, top in documented.items():
+        assert rules.max_stake(rules.VARIANTS[name], Room()) == top
+        assert rules.new_game(name, Room(stake=top), seed="x").room.stake == top
+        with pytest.raises(VariantError) as err:
+            rules.new_game(name, Room(stake=top + 1), seed="x")
+        assert err.value.field == "stake"
+    # A Zheng Shangyou game of version 1 ignores the stake: only the room's own bound holds.
+    assert rules.max_stake(rules.VARIANTS["zhengshangyou1"], Room(), 1) == rules.MAX_SCORE
+    # A capped multiplier raises the stake a room allows: 3 × bid 3 × 8, and the escape's
+    # 3 × escape_base 3 × 8.
+    capped = Room(max_multiplier=8)
+    assert rules.max_stake(rules.VARIANTS["doudizhu4"], capped) == 10**15 // 72
