@@ -200,7 +200,13 @@ def room_of(msg: common_pb2.Room, field: str = "room") -> rules.Room:
         raise invalid("INVALID_ROOM", str(exc), f"{field}.{exc.field}") from None
 
 
-def variant_in_room(name: str, room: rules.Room, field: str = "variant") -> rules.Variant:
+def variant_in_room(
+    name: str, room: rules.Room, field: str = "variant", room_field: str = "room"
+) -> rules.Variant:
+    """The variant ``name`` in ``room``: its overrides applied, the game playable to its end
+    and every score within bounds — or INVALID_ARGUMENT naming the field: INVALID_ROOM for
+    the room's own fields (``room.stake``), INVALID_OVERRIDE for a variant override
+    (``room.overrides_json.min_straight``)."""
     text(name, field)
     try:
         base = rules.variant(name)
@@ -209,9 +215,13 @@ def variant_in_room(name: str, room: rules.Room, field: str = "variant") -> rule
     try:
         return room.variant_for(base.name)
     except rules.VariantError as exc:
-        raise invalid("INVALID_OVERRIDE", str(exc), f"room.overrides_json.{exc.field}") from None
+        if exc.field in rules.ROOM_FIELDS:
+            raise invalid("INVALID_ROOM", str(exc), f"{room_field}.{exc.field}") from None
+        path = f"{room_field}.overrides_json" + (f".{exc.field}" if exc.field else "")
+        raise invalid("INVALID_OVERRIDE", str(exc), path) from None
     except (TypeError, ValueError) as exc:
-        raise invalid("INVALID_OVERRIDE", f"bad override: {exc}", "room.overrides_json") from None
+        path = f"{room_field}.overrides_json"
+        raise invalid("INVALID_OVERRIDE", f"bad override: {exc}", path) from None
 
 
 def action_of(msg: engine_pb2.Action, field: str = "action") -> rules.Action:
@@ -333,6 +343,7 @@ def settlement_message(s: rules.Settlement) -> engine_pb2.Settlement:
 def record_of(msg: engine_pb2.GameRecord) -> dict[str, Any]:
     """The JSON record (DESIGN.md) of a structured one, for the rules' record loader."""
     room = room_of(msg.room, "structured.room")
+    variant_in_room(msg.variant, room, "structured.variant", "structured.room")
     out: dict[str, Any] = {"variant": text(msg.variant, "structured.variant")}
     out["room"] = room.to_dict()
     kind = msg.deal.WhichOneof("kind")

@@ -45,17 +45,30 @@ from .moves import count_plays, legal_plays
 from .patterns import Pattern, Play, beats, classify, parse_reading, preferred, readings
 from .policies import auto_bid, autoplay_action, choose_play, hint
 from .record import Record, ReplayError, initial_state, load_record, replay
-from .room import Room
+from .room import MAX_SCORE, ROOM_FIELDS, Room, check_room, max_stake
 from .scoring import BombRecord, Factor, Settlement, Step, title_for
 from .state import GameState, Phase, Status, write_record
-from .variants import ALIASES, RULES_VERSION, VARIANTS, Variant, VariantError, variant
+from .variants import (
+    ALIASES,
+    MAX_FACTOR,
+    RULES_VERSION,
+    RULES_VERSIONS,
+    VARIANTS,
+    Variant,
+    VariantError,
+    variant,
+)
 from .views import SeatView, may_see, project, public_view, seat_view, visible_to
 
 __all__ = [
     "ALIASES",
     "CARDS",
+    "MAX_FACTOR",
+    "MAX_SCORE",
     "RANK_NAMES",
+    "ROOM_FIELDS",
     "RULES_VERSION",
+    "RULES_VERSIONS",
     "SUIT_NAMES",
     "VARIANTS",
     "Action",
@@ -101,6 +114,7 @@ __all__ = [
     "auto_bid",
     "autoplay_action",
     "beats",
+    "check_room",
     "choose_play",
     "classify",
     "count_plays",
@@ -113,6 +127,7 @@ __all__ = [
     "legal_actions",
     "legal_plays",
     "load_record",
+    "max_stake",
     "may_see",
     "new_game",
     "parse_cards",

@@ -34,9 +34,9 @@ class RecordError(RulesError):
 
     reason = "BAD_RECORD"
 
-    def __init__(self, message: str, field: str) -> None:
+    def __init__(self, message: str, field: str, reason: str | None = None) -> None:
         self.field = field
-        super().__init__(f"{field}: {message}" if field else message)
+        super().__init__(f"{field}: {message}" if field else message, reason)
 
 
 class CardsNotInDeck(RulesError):

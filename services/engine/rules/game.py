@@ -47,7 +47,7 @@ from .scoring import BombRecord
 from .state import GameState, Phase, Status
 from .state import evolve as _evolve
 from .state import settle as _settle
-from .variants import Variant
+from .variants import RULES_VERSION, RULES_VERSIONS, Variant, VariantError
 from .variants import variant as find_variant
 from .views import seat_view
 
@@ -78,17 +78,21 @@ def new_game(
     seed: str | None = None,
     deal: ExplicitDeal | None = None,
     first_bidder: int | None = None,
+    rules_version: int = RULES_VERSION,
 ) -> GameState:
     """A new game, dealt and ready for its first action.
 
     ``variant`` is a base variant (or its name); the room's overrides are applied to it.
     Give exactly one of ``seed`` and ``deal``.  ``first_bidder`` (Dou Dizhu) defaults to the
-    one drawn from the seed; an explicit Dou Dizhu deal needs it.  Raises
-    :class:`IllegalAction` (``BAD_DEAL``, ``NO_SUCH_SEAT``) or :class:`VariantError`.
+    one drawn from the seed; an explicit Dou Dizhu deal needs it.  ``rules_version``: the
+    rules the game is played by (an old record's).  Raises :class:`IllegalAction`
+    (``BAD_DEAL``, ``NO_SUCH_SEAT``) or :class:`VariantError` (a bad room, or version).
     """
     name = find_variant(variant).name if isinstance(variant, str) else variant.name
     room = room or Room()
-    v = room.variant_for(name)
+    if rules_version not in RULES_VERSIONS:
+        raise VariantError(f"rules version {rules_version!r} is not one of {RULES_VERSIONS}")
+    v = room.variant_for(name, rules_version)
     if (seed is None) == (deal is None):
         raise _illegal("BAD_DEAL", "give exactly one of a seed and an explicit deal")
     spec: DealSpec
@@ -149,6 +153,7 @@ def new_game(
         winner=None,
         escaper=None,
         settlement=None,
+        rules_version=rules_version,
     )
 
 

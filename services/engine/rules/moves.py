@@ -277,6 +277,8 @@ def _chain_bodies(t: _Tables, have: int, kind: Kind, last: Pattern | None) -> _B
     runs = t.chains[kind]
     found: _Bodies = []
     lengths = runs.lengths if last is None else (last.length,)
+    if not lengths:
+        return found  # no length of this kind exists (rooms refuse such limits; stay total)
     if runs.low:
         for k in lengths:
             for mask, ranks, pattern in runs.low.get(k, ()):

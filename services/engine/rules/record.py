@@ -21,9 +21,9 @@ from .codec import action_from_dict, deal_from_dict
 from .deal import DealSpec, ExplicitDeal
 from .errors import RecordError, RulesError
 from .game import apply, new_game
-from .room import Room
+from .room import ROOM_FIELDS, Room
 from .state import GameState, write_record
-from .variants import RULES_VERSION, VariantError, variant
+from .variants import RULES_VERSION, RULES_VERSIONS, VariantError, variant
 
 __all__ = [
     "Record",
@@ -69,15 +69,19 @@ def load_record(data: Any) -> Record:
     except VariantError as exc:
         raise RecordError(str(exc), "variant") from None
     version = data.get("rules_version", RULES_VERSION)
-    if version != RULES_VERSION:
-        raise RecordError(f"this engine plays rules version {RULES_VERSION} only", "rules_version")
+    if isinstance(version, bool) or version not in RULES_VERSIONS:
+        versions = ", ".join(map(str, RULES_VERSIONS))
+        raise RecordError(f"this engine plays rules versions {versions} only", "rules_version")
     room_data = data.get("room", {})
     try:
         room = Room.from_dict(room_data if room_data is not None else {})
-        v = room.variant_for(base.name)
+        v = room.variant_for(base.name, version)
     except VariantError as exc:
+        room_field = exc.field in ROOM_FIELDS or exc.field == "room"
         raise RecordError(
-            str(exc), f"room.{exc.field}" if exc.field != "room" else "room"
+            str(exc),
+            f"room.{exc.field}" if exc.field != "room" else "room",
+            "INVALID_ROOM" if room_field else "INVALID_OVERRIDE",
         ) from None
     if "deal" not in data:
         raise RecordError("is missing", "deal")
@@ -106,13 +110,18 @@ def initial_state(record: Record) -> GameState:
     try:
         if isinstance(record.deal, ExplicitDeal):
             return new_game(
-                record.variant, record.room, deal=record.deal, first_bidder=record.first_bidder
+                record.variant,
+                record.room,
+                deal=record.deal,
+                first_bidder=record.first_bidder,
+                rules_version=record.rules_version,
             )
         return new_game(
             record.variant,
             record.room,
             seed=record.deal.seed,
             first_bidder=record.first_bidder,
+            rules_version=record.rules_version,
         )
     except IllegalAction as exc:
         raise RecordError(str(exc), "deal") from None

@@ -2,6 +2,29 @@
 
 >>> Room.from_dict({"stake": 2, "max_multiplier": 8, "spring_factor": 4}).to_dict()
 {'stake': 2, 'max_multiplier': 8, 'escape_multiplier': None, 'spring_factor': 4}
+
+**Bounds.** Every score of every game must fit a signed 64-bit integer (protobuf ``int64``,
+the database's ``BIGINT``) — and more: it stays within :data:`MAX_SCORE` = 10^15, below 2^53,
+so a score is exact in every JSON reader (JavaScript numbers are doubles) and a running total
+of 9,000 worst-case games still fits ``int64``.  A room is refused (``VariantError`` naming
+the field) unless the worst score its variant's settlement can produce fits:
+
+* each field alone: ``stake``, ``max_multiplier`` and ``escape_multiplier`` are 1..MAX_SCORE;
+  every numeric override has its range in ``variants.INT_LIMITS`` (factors 1..1,000);
+* Dou Dizhu, finished: ``landlord_share × stake × 3 × M`` with ``M`` the room's
+  ``max_multiplier``, or without one the largest product its factors allow
+  (``Variant.max_bomb_product`` × show-hand factor × the larger of spring and anti-spring);
+* Dou Dizhu, escape (§5.2): ``stake × 3 × escape_base × m``, ``m`` = that bomb product
+  clamped to ``max_multiplier``, raised to ``escape_multiplier``;
+* Zheng Shangyou (§5.3; from rules version 2 the stake counts, before it is 1): the winner
+  ``(players − 1) × hand_size × 4 × stake``, an escape ``hand_size × escape_card_factor ×
+  stake``.
+
+So the stake a room allows is ``MAX_SCORE // (the worst of these at stake 1)`` (see
+:func:`max_stake`): 5,086,263,020 in a default ``doudizhu3`` room, 3,871,762 in
+``doudizhu4``, 6,410,256,410,256 in ``zhengshangyou1`` and 3,086,419,753,086 in
+``zhengshangyou2``.  When even stake 1 is too much, the multiplier is to blame: the room must
+set (or lower) ``max_multiplier`` or ``escape_multiplier``.
 """
 
 from __future__ import annotations
@@ -10,19 +33,84 @@ import dataclasses
 import json
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
-from .variants import VARIANTS, Variant, VariantError
+from .variants import RULES_VERSION, VARIANTS, Variant, VariantError
 
-_ROOM_FIELDS = ("stake", "max_multiplier", "escape_multiplier")
+#: No score of any game may exceed this in absolute value (see the module's docstring).
+MAX_SCORE: Final = 10**15
+#: The room's own fields (every other key of a room is a variant override).
+ROOM_FIELDS: Final = ("stake", "max_multiplier", "escape_multiplier")
+_ROOM_FIELDS = ROOM_FIELDS
+#: The highest bid (Dou Dizhu), a factor of every Dou Dizhu score.
+MAX_BID: Final = 3
+#: The Zheng Shangyou base of a loser who played no card (§5.3), the highest base.
+ZSY_MAX_BASE: Final = 4
+#: The first rules version in which a Zheng Shangyou room's stake multiplies its scores.
+ZSY_STAKE_VERSION: Final = 2
 
 
 def _positive(name: str, value: Any, optional: bool) -> None:
     if value is None and optional:
         return
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        what = "a whole number ≥ 1" + (" or null" if optional else "")
-        raise VariantError(f"room field {name!r} must be {what}", name)
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_SCORE:
+        what = f"a whole number 1..{MAX_SCORE:,}" + (" or null" if optional else "")
+        raise VariantError(f"room field {name!r} must be {what}, not {value!r}", name)
+
+
+def zsy_stake(room: Room, rules_version: int) -> int:
+    """The stake a Zheng Shangyou game multiplies its scores by: the room's from rules
+    version 2 (RULES.md §5.3), 1 before."""
+    return room.stake if rules_version >= ZSY_STAKE_VERSION else 1
+
+
+def worst_scores(v: Variant, room: Room) -> list[tuple[str, int, str]]:
+    """The worst |score| of each way a game of ``v`` in ``room`` can end, at stake 1: (what,
+    amount, the field to blame when even stake 1 is too much)."""
+    if v.family != "doudizhu":
+        return [
+            ("a win", (v.players - 1) * v.hand_size * ZSY_MAX_BASE, "stake"),
+            ("an escape", v.hand_size * v.escape_card_factor, "escape_card_factor"),
+        ]
+    product = v.max_bomb_product
+    full = product * max(v.show_hand_factor, 1) * max(v.spring_factor, v.anti_spring_factor)
+    if room.max_multiplier is not None:
+        full = min(full, room.max_multiplier)
+        product = min(product, room.max_multiplier)
+    m, blame = product, "max_multiplier"
+    if room.escape_multiplier is not None and room.escape_multiplier > m:
+        m, blame = room.escape_multiplier, "escape_multiplier"
+    return [
+        ("a finished game", v.landlord_share * MAX_BID * full, "max_multiplier"),
+        ("an escape", MAX_BID * v.escape_base * m, blame),
+    ]
+
+
+def max_stake(v: Variant, room: Room, rules_version: int = RULES_VERSION) -> int:
+    """The largest stake ``room`` (its multiplier bounds, with ``v``'s factors) allows."""
+    if v.family != "doudizhu" and rules_version < ZSY_STAKE_VERSION:
+        return MAX_SCORE  # the stake does not count
+    return MAX_SCORE // max(amount for _, amount, _ in worst_scores(v, room))
+
+
+def check_room(v: Variant, room: Room, rules_version: int = RULES_VERSION) -> None:
+    """Refuse (:class:`VariantError` naming the field) a room in which a game of ``v`` could
+    score beyond :data:`MAX_SCORE`."""
+    for what, amount, blame in worst_scores(v, room):
+        if amount > MAX_SCORE:
+            raise VariantError(
+                f"in this {v.name} room {what} can score {amount:,} even at stake 1, over the "
+                f"limit {MAX_SCORE:,}: lower {blame!r}"
+                + (" (or set one)" if blame == "max_multiplier" else ""),
+                blame,
+            )
+    top = max_stake(v, room, rules_version)
+    if room.stake > top:
+        raise VariantError(
+            f"room field 'stake' {room.stake:,} lets a {v.name} score exceed {MAX_SCORE:,}: "
+            f"this room allows a stake up to {top:,}",
+            "stake",
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,10 +158,13 @@ class Room:
         out.update(self.overrides)
         return out
 
-    def variant_for(self, name: str) -> Variant:
-        """The variant ``name`` with this room's overrides (validated; :class:`VariantError`
-        names the first bad field).  Built once per distinct room and variant."""
-        return _variant_for(name, json.dumps(self.overrides))
+    def variant_for(self, name: str, rules_version: int = RULES_VERSION) -> Variant:
+        """The variant ``name`` with this room's overrides, for a game of ``rules_version``
+        (validated, the score bounds included; :class:`VariantError` names the first bad
+        field).  Built once per distinct room and variant."""
+        v = _variant_for(name, json.dumps(self.overrides))
+        check_room(v, self, rules_version)
+        return v
 
 
 @lru_cache(maxsize=256)

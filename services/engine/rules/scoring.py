@@ -8,8 +8,12 @@ scores ``±landlord_share × base × M``, each farmer ``∓base × M``.
 
 Escape (§5.2): ``m = B`` (the bomb factor so far), clamped down to ``max_multiplier``, then
 raised to ``escape_multiplier``; Dou Dizhu ``penalty = stake × b × escape_base × m`` (``b`` the
-highest bid so far, or 1); Zheng Shangyou ``penalty = cards left × escape_card_factor``.  The
-escaper scores ``-penalty``, every other seat 0.
+highest bid so far, or 1); Zheng Shangyou ``penalty = cards left × escape_card_factor × stake``.
+The escaper scores ``-penalty``, every other seat 0.
+
+Zheng Shangyou multiplies by the room's stake from rules version 2 (§5.3); a game of version
+1 scores as version 1 did, without it.  Every score is within ``room.MAX_SCORE``: the room
+refuses values that could go beyond (``room.check_room``).
 
 >>> title_for(59), title_for(60)[2], title_for(1_000_000)[0]
 ((1, '蜗牛', 'Snail'), 'Pony', 23)
@@ -21,8 +25,8 @@ import dataclasses
 from typing import Any, Final, NamedTuple
 
 from .cards import RANK_NAMES
-from .room import Room
-from .variants import Variant
+from .room import Room, zsy_stake
+from .variants import RULES_VERSION, Variant
 
 
 class BombRecord(NamedTuple):
@@ -235,21 +239,26 @@ def settle_zhengshangyou(
     winner: int,
     dealt: tuple[int, ...],
     left: tuple[int, ...],
+    rules_version: int = RULES_VERSION,
 ) -> Settlement:
-    """A finished Zheng Shangyou game: each loser −(cards left × base), the winner the sum."""
+    """A finished Zheng Shangyou game: each loser −(cards left × base × stake; version 1:
+    without the stake), the winner the sum."""
     scores = [0] * v.players
     steps = []
+    stake = zsy_stake(room, rules_version)
+    times = f" × stake {stake}" if rules_version >= 2 else ""
     for s in range(v.players):
         if s == winner:
             continue
         played = dealt[s] - left[s]
         base = zsy_base(dealt[s], played)
-        scores[s] = -left[s] * base
+        scores[s] = -left[s] * base * stake
         steps.append(
             Step(
                 f"seat {s}",
                 scores[s],
-                f"dealt {dealt[s]}, played {played} → base {base}; −({left[s]} left × {base})",
+                f"dealt {dealt[s]}, played {played} → base {base}; "
+                f"−({left[s]} left × {base}{times})",
             )
         )
     scores[winner] = -sum(scores)
@@ -276,13 +285,16 @@ def settle_escape(
     bombs: tuple[BombRecord, ...],
     cards_left: int,
     landlord: int | None = None,
+    rules_version: int = RULES_VERSION,
 ) -> Settlement:
     """An escape (§5.2): the escaper pays, every other seat scores 0."""
     scores = [0] * v.players
     if v.family != "doudizhu":
-        penalty = cards_left * v.escape_card_factor
+        stake = zsy_stake(room, rules_version)
+        penalty = cards_left * v.escape_card_factor * stake
+        times = f" × stake {stake}" if rules_version >= 2 else ""
         steps = (
-            Step("penalty", penalty, f"{cards_left} cards left × {v.escape_card_factor}"),
+            Step("penalty", penalty, f"{cards_left} cards left × {v.escape_card_factor}{times}"),
             Step("escaper", -penalty, f"seat {escaper} scores −penalty; the others 0"),
         )
         scores[escaper] = -penalty

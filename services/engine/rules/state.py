@@ -36,7 +36,7 @@ from .scoring import (
     settle_escape,
     settle_zhengshangyou,
 )
-from .variants import RULES_VERSION, Variant
+from .variants import RULES_VERSION, RULES_VERSIONS, Variant
 
 
 class Phase(enum.StrEnum):
@@ -86,6 +86,7 @@ class GameState:
     winner: int | None
     escaper: int | None
     settlement: Settlement | None
+    rules_version: int = RULES_VERSION  # the rules the game is played by (RULES_VERSIONS)
 
     # -------------------------------------------------------------- queries
     @property
@@ -130,7 +131,7 @@ class GameState:
         return {
             "v": _STATE_FORM,
             "variant": self.variant.name,
-            "rules_version": RULES_VERSION,
+            "rules_version": self.rules_version,
             "room": self.room.to_dict(),
             "deal": deal_to_dict(self.deal),
             "first_bidder": self.first_bidder,
@@ -168,8 +169,11 @@ class GameState:
         """The state of :meth:`to_dict`'s output (trusted: the engine seals it)."""
         if data.get("v") != _STATE_FORM:
             raise ValueError(f"not a state of form {_STATE_FORM}")
+        version = data["rules_version"]
+        if version not in RULES_VERSIONS:
+            raise ValueError(f"rules version {version!r} is not one this engine plays")
         room = Room.from_dict(data["room"])
-        v = room.variant_for(data["variant"])
+        v = room.variant_for(data["variant"], version)
         last_d = data["last"]
         last = None
         if last_d is not None:
@@ -205,6 +209,7 @@ class GameState:
             winner=data["winner"],
             escaper=data["escaper"],
             settlement=None,
+            rules_version=version,
         )
         if state.phase is Phase.OVER:
             object.__setattr__(state, "settlement", settle(state))
@@ -237,6 +242,7 @@ def settle(state: GameState) -> Settlement:
             bombs=state.bombs,
             cards_left=len(state.hands[state.escaper]),
             landlord=state.landlord,
+            rules_version=state.rules_version,
         )
     if status is not Status.FINISHED:
         return no_score(v, room, status.value)
@@ -260,6 +266,7 @@ def settle(state: GameState) -> Settlement:
         winner=state.winner,
         dealt=tuple(len(h) for h in state.dealt),
         left=tuple(len(h) for h in state.hands),
+        rules_version=state.rules_version,
     )
 
 
@@ -268,7 +275,7 @@ def write_record(state: GameState, extra: Mapping[str, Any] | None = None) -> di
     ``"by"``.  ``extra`` adds keys such as ``game_id`` and ``players``."""
     out: dict[str, Any] = {
         "variant": state.variant.name,
-        "rules_version": RULES_VERSION,
+        "rules_version": state.rules_version,
         "room": state.room.to_dict(),
         "deal": deal_to_dict(state.deal),
     }

@@ -25,7 +25,41 @@ from .kinds import SHAPED_KINDS, SHAPES, Kind, Wings
 
 #: The rules version stored with every game; bumped whenever any rule, the shuffle or the
 #: auto-play policy changes, so an old game is always replayed by the rules it was played by.
-RULES_VERSION: Final = 1
+#: Version 2: a Zheng Shangyou room's stake multiplies its scores, escapes included (RULES.md
+#: §5.3); version 1 ignored it.  Nothing else differs.
+RULES_VERSION: Final = 2
+#: Every version this engine plays (a game keeps the version it started with).
+RULES_VERSIONS: Final = (1, 2)
+
+#: The largest factor a room may give one bomb, rocket, spring, anti-spring, shown hand or
+#: escape step.  Known rule sets use ×2 to ×4; the bound keeps each factor small enough to
+#: name when it is wrong — whether a room's factors *together* fit is checked by the room
+#: (``room.py``: every score within ``MAX_SCORE``).
+MAX_FACTOR: Final = 1_000
+#: Timeouts and grace times, in seconds: 1 s to one day (a datetime can add them).
+MAX_SECONDS: Final = 86_400
+#: Deals in a row with no bid before a Dou Dizhu game is disbanded: each redeal is a whole
+#: round of bids, so the bound keeps every game finite even when every seat always passes.
+MAX_DEALS: Final = 100
+
+#: The range of every whole-number field a room may override.
+INT_LIMITS: Final[dict[str, tuple[int, int]]] = {
+    "min_straight": (2, 13),  # and at most the ranks a chain may use: check_playable
+    "min_triple_chain": (2, 13),
+    "max_plane": (0, 13),  # 0: no limit but the hand
+    "forced_bid_bombs": (0, 13),  # 0: every hand is forced to bid when nobody has
+    "max_deals": (1, MAX_DEALS),
+    "show_hand_factor": (0, MAX_FACTOR),  # 0: the landlord may not show his hand
+    "rocket_factor": (1, MAX_FACTOR),
+    "spring_factor": (1, MAX_FACTOR),
+    "anti_spring_factor": (1, MAX_FACTOR),
+    "escape_base": (1, MAX_FACTOR),
+    "escape_card_factor": (1, MAX_FACTOR),
+    "start_timeout_s": (1, MAX_SECONDS),
+    "bid_timeout_s": (1, MAX_SECONDS),
+    "turn_timeout_s": (1, MAX_SECONDS),
+    "disconnect_grace_s": (0, MAX_SECONDS),
+}
 
 
 class VariantError(RulesError):
@@ -185,6 +219,29 @@ class Variant:
     def bomb_factor_of(self) -> dict[int, int]:
         return dict(self.bomb_factors)
 
+    @cached_property
+    def max_bomb_product(self) -> int:
+        """The largest product of bomb and rocket factors (RULES.md §5.1) one game can reach:
+        the whole deck played as bombs, each rank split into the bombs whose factors multiply
+        highest, every bomb over a play (a led one may count ×1, never more), plus the
+        rocket.  An upper bound: a game ends when the first hand empties, before all that."""
+        product = 1
+        if Kind.BOMB in self.patterns:
+            for r in range(13):
+                sizes = list(range(self.bomb_min, self.bomb_max + 1))
+                if r == ACE and self.aaa_bomb:
+                    sizes.append(3)
+                best = [1] * (self.copies[r] + 1)  # best[n]: the best product from n cards
+                for n in range(1, len(best)):
+                    best[n] = max(
+                        [best[n - 1]]
+                        + [best[n - s] * self.bomb_factor_of.get(s, 1) for s in sizes if s <= n]
+                    )
+                product *= best[-1]
+        if self.rocket_counts is not None and Kind.ROCKET in self.patterns:
+            product *= self.rocket_factor
+        return product
+
     # ---------------------------------------------------------------- overrides
     def override(self, changes: Mapping[str, Any]) -> Variant:
         """A copy with a room's overrides applied; raises :class:`VariantError` naming the
@@ -200,7 +257,45 @@ class Variant:
             if not f.metadata.get("choice"):
                 raise VariantError(f"variant field {key!r} is fixed by the game", key)
             clean[key] = _validate(key, getattr(self, key), value)
-        return dataclasses.replace(self, **clean)
+        out = dataclasses.replace(self, **clean)
+        out.check_playable(tuple(clean))
+        return out
+
+    def check_playable(self, changed: tuple[str, ...] = ()) -> None:
+        """Refuse a variant whose games could stall or whose patterns cannot exist, naming
+        the field (the first of ``changed`` that takes part, when several do).
+
+        * ``patterns`` must hold ``single``: a player must always be able to lead (a pass is
+          no lead), and a hand of one card — any hand can come down to one — has no other
+          lead.  With singles, every non-empty hand leads, every follow may pass, each trick
+          ends after ``players - 1`` passes and every lead removes a card: every game ends.
+        * chain minimums lie between 2 (a chain of one rank is a single, pair or triple) and
+          the number of ranks a chain may use (12 for 3..A, 13 with the A/2 rule);
+        * ``max_plane`` is 0 (no limit) or between ``min_triple_chain`` and that number.
+        """
+        if Kind.SINGLE not in self.patterns:
+            raise VariantError(
+                "variant field 'patterns' must hold 'single': every hand, even one card, "
+                "must have a lead",
+                "patterns",
+            )
+        ranks = len(self.runs) - 1
+        # Which field to blame: one the room changed, else the first that takes part.
+        for key in ("min_straight", "min_triple_chain"):
+            value = getattr(self, key)
+            if not 2 <= value <= ranks:
+                raise VariantError(
+                    f"variant field {key!r} must be 2..{ranks} (the ranks a chain may use), "
+                    f"not {value}",
+                    _blame(changed, key, "chain_wraps_ace_two"),
+                )
+        if self.max_plane and not self.min_triple_chain <= self.max_plane <= ranks:
+            raise VariantError(
+                f"variant field 'max_plane' must be 0 (no limit) or "
+                f"{self.min_triple_chain}..{ranks} (from min_triple_chain to the ranks a "
+                f"chain may use), not {self.max_plane}",
+                _blame(changed, "max_plane", "min_triple_chain", "chain_wraps_ace_two"),
+            )
 
     def choices(self) -> dict[str, Any]:
         """Every field a room may override, with this variant's value (JSON-friendly)."""
@@ -229,8 +324,12 @@ def _validate(key: str, current: Any, value: Any) -> Any:
             raise VariantError(f"variant field {key!r} must be true or false", key)
         return value
     if isinstance(current, int):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise VariantError(f"variant field {key!r} must be a whole number ≥ 0", key)
+        low, high = INT_LIMITS[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise VariantError(
+                f"variant field {key!r} must be a whole number {low:,}..{high:,}",
+                key,
+            )
         return value
     if key == "patterns":
         if isinstance(value, str) or not isinstance(value, list | tuple | set | frozenset):
@@ -242,15 +341,36 @@ def _validate(key: str, current: Any, value: Any) -> Any:
     if key == "bomb_factors":
         items = value.items() if isinstance(value, Mapping) else value
         try:
-            pairs = tuple(sorted((int(s), int(f)) for s, f in items))
+            pairs = tuple(sorted((_whole(s), _whole(f)) for s, f in items))
         except (TypeError, ValueError):
             raise VariantError(
                 "variant field 'bomb_factors' must map bomb sizes to factors", key
             ) from None
-        if any(s < 3 or f < 1 for s, f in pairs):
-            raise VariantError("variant field 'bomb_factors' needs sizes ≥ 3, factors ≥ 1", key)
+        sizes = [s for s, _ in pairs]
+        if len(set(sizes)) != len(sizes) or any(
+            not 3 <= s <= 8 or not 1 <= f <= MAX_FACTOR for s, f in pairs
+        ):
+            raise VariantError(
+                f"variant field 'bomb_factors' needs distinct sizes 3..8 and factors "
+                f"1..{MAX_FACTOR:,}",
+                key,
+            )
         return pairs
     raise VariantError(f"variant field {key!r} cannot be overridden", key)  # pragma: no cover
+
+
+def _whole(value: Any) -> int:
+    """A whole number from JSON (an int, or a string of digits as a JSON object key)."""
+    if isinstance(value, bool | float):
+        raise TypeError("not a whole number")
+    if isinstance(value, str) and len(value) > 20:
+        raise ValueError("too long")
+    return int(value)
+
+
+def _blame(changed: tuple[str, ...], *fields: str) -> str:
+    """The first of ``fields`` the room changed, else the first of them."""
+    return next((f for f in fields if f in changed), fields[0])
 
 
 def _kinds(names: str) -> frozenset[Kind]:
@@ -375,3 +495,9 @@ def variant(name: str) -> Variant:
 
 
 assert BLACK_JOKER + 1 == RED_JOKER and NUM_RANKS == 15
+for _v in VARIANTS.values():
+    _v.check_playable()
+assert all(isinstance(getattr(_v, k), int) for k in INT_LIMITS), "a limit for a non-int field"
+assert {
+    f.name for f in dataclasses.fields(Variant) if f.metadata.get("choice") and f.type == "int"
+} == set(INT_LIMITS), "every whole-number choice needs its limits"
