@@ -47,12 +47,12 @@ from sqlalchemy import (
     text,
 )
 
+from services.common.db import make_engine, normalize_url
+from services.common.migrate import upgrade
 from services.engine import rules
 from services.engine.game_cli import play_out
-from services.replay.db import make_engine, normalize_url
 from services.replay.events import CAUSE_OF_BY, header_event, prepare_append, rules_event
 from services.replay.games import ReplayGames
-from services.replay.migrate import upgrade
 from services.replay.store import EventStore
 
 from .common import Context, fmt_int, fmt_rate, fmt_ratio, progress

@@ -1,11 +1,12 @@
-"""alembic environment: the replay store's metadata, the URL from the caller's config."""
+"""alembic environment: the shared metadata with every service's tables, the URL from the
+caller's config."""
 
 from __future__ import annotations
 
 from alembic import context
 
-from services.replay.db import make_engine
-from services.replay.models import metadata
+import services.replay.models  # noqa: F401  (registers the replay store's tables)
+from services.common.db import make_engine, metadata
 
 config = context.config
 target_metadata = metadata

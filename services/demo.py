@@ -59,8 +59,8 @@ class Service:
 
 
 def _migrate() -> str | None:
-    from services.replay.db import default_url
-    from services.replay.migrate import upgrade
+    from services.common.db import default_url
+    from services.common.migrate import upgrade
 
     url = default_url()
     try:
@@ -243,7 +243,7 @@ def main(services: Sequence[Service] = SERVICES) -> int:
             stopping.wait(0.1)
         if stopping.is_set():
             return 0
-        from services.replay.db import default_url
+        from services.common.db import default_url
 
         named = {s.name: settings[i] for i, s in enumerate(services)}
         print(banner(named, default_url()), flush=True)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
 #: Longest message ``fail`` prints: a reason, not a dump of the input.
 MAX_MESSAGE = 300
@@ -85,3 +86,34 @@ def fail(command: str, message: str, status: int = 2) -> int:
     """Say on stderr, in one line, what was wrong with a command's input; the exit status."""
     print(f"cardroom {command}: error: {one_line(message)}", file=sys.stderr)
     return status
+
+
+class Progress:
+    """A plain-text progress bar on stderr for every long command (simulate, replay import,
+    the arena): \\r updates on a terminal, else a line per 10%."""
+
+    def __init__(self, total: int, stream: IO[str]) -> None:
+        self.total = max(total, 1)
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.last_decile = 0  # the first line at 10%, not "1/N games (0%)"
+        self.last_draw = 0.0
+
+    def update(self, done: int) -> None:
+        frac = done / self.total
+        if self.tty:
+            now = time.monotonic()
+            if done != self.total and now - self.last_draw < 0.1:
+                return
+            self.last_draw = now
+            bar = "#" * int(frac * 30)
+            self.stream.write(f"\r[{bar:<30}] {done}/{self.total} games")
+            if done == self.total:
+                self.stream.write("\n")
+            self.stream.flush()
+            return
+        decile = int(frac * 10)
+        if decile != self.last_decile:
+            self.last_decile = decile
+            self.stream.write(f"{done}/{self.total} games ({decile * 10}%)\n")
+            self.stream.flush()

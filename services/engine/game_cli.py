@@ -11,9 +11,9 @@ import json
 import secrets
 import sys
 import time
-from typing import IO, Any
+from typing import Any
 
-from services.common.console import BadInput, fail, parse_json, read_text
+from services.common.console import BadInput, Progress, fail, parse_json, read_text
 
 from .rules import (
     GameState,
@@ -86,36 +86,6 @@ def settle_main(args: argparse.Namespace) -> int:
     return 0
 
 
-class _Progress:
-    """A plain-text progress bar on stderr: \\r updates on a terminal, else a line per 10%."""
-
-    def __init__(self, total: int, stream: IO[str]) -> None:
-        self.total = max(total, 1)
-        self.stream = stream
-        self.tty = stream.isatty()
-        self.last_decile = 0  # the first line at 10%, not "1/N games (0%)"
-        self.last_draw = 0.0
-
-    def update(self, done: int) -> None:
-        frac = done / self.total
-        if self.tty:
-            now = time.monotonic()
-            if done != self.total and now - self.last_draw < 0.1:
-                return
-            self.last_draw = now
-            bar = "#" * int(frac * 30)
-            self.stream.write(f"\r[{bar:<30}] {done}/{self.total} games")
-            if done == self.total:
-                self.stream.write("\n")
-            self.stream.flush()
-            return
-        decile = int(frac * 10)
-        if decile != self.last_decile:
-            self.last_decile = decile
-            self.stream.write(f"{done}/{self.total} games ({decile * 10}%)\n")
-            self.stream.flush()
-
-
 def play_out(state: GameState) -> GameState:
     """Auto-bid and auto-play every seat until the game ends."""
     while state.turn is not None:
@@ -144,7 +114,7 @@ def simulate_main(args: argparse.Namespace) -> int:
     sums = [0] * v.players
     landlord_wins = 0
     multipliers = 0
-    progress = _Progress(games, sys.stderr)
+    progress = Progress(games, sys.stderr)
     start = time.perf_counter()
     try:
         for i in range(games):

@@ -17,14 +17,21 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from services.common.console import BadInput, fail, lines_of, one_line, parse_json, read_bytes
+from services.common.console import (
+    BadInput,
+    Progress,
+    fail,
+    lines_of,
+    one_line,
+    parse_json,
+    read_bytes,
+)
+from services.common.db import default_url, make_engine
+from services.common.migrate import pending, upgrade
 from services.engine import rules
-from services.engine.game_cli import _Progress
 
-from .db import default_url, make_engine
 from .events import EventError
 from .games import GameRefused, ReplayGames
-from .migrate import pending, upgrade
 from .store import EventStore, GameNotFound, StoreError
 
 
@@ -170,7 +177,7 @@ def import_main(args: argparse.Namespace) -> int:
     if games is None:
         return 2
     counts = {"imported": 0, "present": 0, "refused": 0, "bad": 0}
-    progress = _Progress(len(items), sys.stderr)
+    progress = Progress(len(items), sys.stderr)
     try:
         for done, (line, record) in enumerate(items, 1):
             outcome, value = _import_one(games, record)

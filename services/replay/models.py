@@ -12,20 +12,14 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
-    MetaData,
     SmallInteger,
     String,
     Table,
 )
 
-metadata = MetaData(
-    naming_convention={
-        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
-        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
-        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
-        "pk": "pk_%(table_name)s",
-    }
-)
+from services.common.db import metadata
+
+__all__ = ["append_requests", "events", "game_players", "games", "metadata", "player_stats"]
 
 GAME_ID = String(64)
 PLAYER_ID = String(128)

@@ -23,12 +23,12 @@ import grpc
 from cardroom.v1 import replay_pb2
 
 from services.common import logging as clog
+from services.common.db import default_url, make_engine
+from services.common.migrate import pending
 from services.common.server import ServiceSpec, serve, tolerant
 from services.common.settings import ServerSettings, SettingsError, from_args
 
 from .access import AccessPolicy
-from .db import default_url, make_engine
-from .migrate import pending
 from .service import ReplayServicer
 from .store import EventStore
 

@@ -15,11 +15,11 @@ import pytest
 from cardroom.v1 import replay_pb2_grpc
 from sqlalchemy import create_engine, text
 
+from services.common.db import make_engine, normalize_url
+from services.common.migrate import upgrade
 from services.common.server import BackgroundServer, ServiceSpec
 from services.common.settings import ServerSettings
 from services.replay.access import AccessPolicy
-from services.replay.db import make_engine, normalize_url
-from services.replay.migrate import upgrade
 from services.replay.server import add_to_server
 from services.replay.service import ReplayServicer
 from services.replay.store import EventStore

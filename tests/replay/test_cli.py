@@ -10,8 +10,8 @@ import pytest
 from sqlalchemy import update
 
 from services.cli import main
+from services.common.db import make_engine
 from services.engine import rules
-from services.replay.db import make_engine
 from services.replay.models import events as events_table
 
 from .helpers import PLAYERS, escape_record, record

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from services.cli import main
-from services.replay.db import make_engine
+from services.common.db import make_engine
+from services.common.migrate import upgrade
 from services.replay.games import content_game_id
-from services.replay.migrate import upgrade
 from services.replay.store import EventStore
 from tests.cli_fuzz import EDGE_BYTES, EDGES, assert_clean, run
 

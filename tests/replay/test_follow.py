@@ -7,9 +7,9 @@ from __future__ import annotations
 import threading
 import time
 
-from services.replay.db import make_engine
+from services.common.db import make_engine
+from services.common.migrate import upgrade
 from services.replay.follow import EventFollower
-from services.replay.migrate import upgrade
 from services.replay.store import EventStore, GameEnding, GameHeader, NewEvent
 
 

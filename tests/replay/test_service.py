@@ -14,9 +14,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy import select, update
 
 from services.cli import main as cli_main
+from services.common.migrate import upgrade
 from services.engine import rules
 from services.replay.events import decode, encode
-from services.replay.migrate import upgrade
 from services.replay.models import events as events_table
 from services.replay.models import games as games_table
 from services.replay.store import chain_hash, genesis_hash

@@ -17,8 +17,8 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import update
 
-from services.replay.db import make_engine
-from services.replay.migrate import upgrade
+from services.common.db import make_engine
+from services.common.migrate import upgrade
 from services.replay.models import events, metadata
 from services.replay.store import (
     BadAppend,
@@ -169,7 +169,7 @@ def test_list_games_filters_and_pages_newest_first(db_url: str) -> None:
 
 WRITER = """
 import sys
-from services.replay.db import make_engine
+from services.common.db import make_engine
 from services.replay.store import EventStore, GameHeader, NewEvent
 store = EventStore(make_engine(sys.argv[1]))
 header = GameHeader("doudizhu3", 1, [])

@@ -1,5 +1,6 @@
 """Run the alembic migrations in ``migrations/`` against a database URL (``cardroom db
-upgrade``; ``make run`` migrates the SQLite store this way before starting)."""
+upgrade``; ``make run`` migrates the SQLite store this way before starting).  One history
+covers the tables of every service."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ def upgrade(url: str | None = None, revision: str = "head") -> None:
 
 def pending(url: str | None = None) -> str | None:
     """None when the database at ``url`` is at the newest revision, else a message saying
-    where it is (a replay server refuses to start on a database it does not know)."""
+    where it is (a server refuses to start on a database it does not know)."""
     from alembic.migration import MigrationContext
     from alembic.script import ScriptDirectory
 

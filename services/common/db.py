@@ -1,8 +1,11 @@
-"""Database connections for the replay store: one URL setting, two engines.
+"""The database every stateful service shares: one URL setting, two engines, one metadata.
 
 SQLite (a file under the data directory) is the zero-setup default; PostgreSQL is the store
 for many processes and machines.  ``CARDROOM_DATABASE_URL`` selects: ``sqlite:///path``, a
 plain ``postgresql://user@host:port/db`` (mapped to psycopg 3), or ``postgresql+psycopg://…``.
+
+Every service defines its tables on :data:`metadata`, so one alembic history
+(``migrations/``) covers them all and a test compares it with the models on both databases.
 """
 
 from __future__ import annotations
@@ -11,9 +14,20 @@ import os
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, MetaData, create_engine, event
 
 DEFAULT_DATA_DIR = "data"
+
+#: The tables of every service (replay's in services/replay/models.py, …), named by one
+#: convention so that migrations and models agree on constraint names.
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
 
 
 def default_url() -> str:
