@@ -161,3 +161,16 @@ def test_the_documented_stake_bounds_are_the_derived_ones() -> None:
     # 3 × escape_base 3 × 8.
     capped = Room(max_multiplier=8)
     assert rules.max_stake(rules.VARIANTS["doudizhu4"], capped) == 10**15 // 72
+
+
+def test_straight_flushes_need_straights() -> None:
+    """Found by the room property test: with straight flushes but no straights the generator
+    listed 3c4c (min_straight 2) and the classifier refused it, so a room must allow both."""
+    room = Room.from_dict({"min_straight": 2, "patterns": ["single", "straight_flush"]})
+    with pytest.raises(VariantError) as info:
+        room.variant_for("doudizhu3")
+    assert info.value.field == "patterns" and "straight_flush" in str(info.value)
+    ok = Room.from_dict({"patterns": ["single", "straight", "straight_flush"], "min_straight": 2})
+    v = ok.variant_for("doudizhu3")
+    plays = rules.legal_plays(v, rules.parse_cards("3c 4c 9d"), ())
+    assert all(rules.classify(v, p.cards).kind is p.pattern.kind for p in plays)

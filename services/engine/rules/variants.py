@@ -271,12 +271,20 @@ class Variant:
           ends after ``players - 1`` passes and every lead removes a card: every game ends.
         * chain minimums lie between 2 (a chain of one rank is a single, pair or triple) and
           the number of ranks a chain may use (12 for 3..A, 13 with the A/2 rule);
-        * ``max_plane`` is 0 (no limit) or between ``min_triple_chain`` and that number.
+        * ``max_plane`` is 0 (no limit) or between ``min_triple_chain`` and that number;
+        * ``straight_flush`` comes with ``straight``: a straight flush is a straight in one
+          suit (RULES.md §3), read and compared as one.
         """
         if Kind.SINGLE not in self.patterns:
             raise VariantError(
                 "variant field 'patterns' must hold 'single': every hand, even one card, "
                 "must have a lead",
+                "patterns",
+            )
+        if Kind.STRAIGHT_FLUSH in self.patterns and Kind.STRAIGHT not in self.patterns:
+            raise VariantError(
+                "variant field 'patterns' holds 'straight_flush' without 'straight': a "
+                "straight flush is a straight in one suit",
                 "patterns",
             )
         ranks = len(self.runs) - 1
