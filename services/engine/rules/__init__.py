@@ -31,7 +31,7 @@ from .cards import (
     sort_by_count,
     sort_by_rank,
 )
-from .deal import deal_from_seed, first_bidder, redeal_seed
+from .deal import deal_commitment, deal_from_seed, first_bidder, redeal_seed
 from .errors import CardsNotInDeck, DoesNotBeat, NotAPattern, RulesError
 from .game import (
     Event,
@@ -105,6 +105,7 @@ __all__ = [
     "choose_play",
     "classify",
     "count_plays",
+    "deal_commitment",
     "deal_events",
     "deal_from_seed",
     "first_bidder",

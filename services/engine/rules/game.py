@@ -39,7 +39,7 @@ from .actions import (
     Timeout,
 )
 from .cards import CARDS, RANK_OF, SPADE_THREE, Card, format_cards
-from .deal import deal_from_seed, redeal_seed
+from .deal import deal_commitment, deal_from_seed, redeal_seed
 from .deal import first_bidder as draw_first_bidder
 from .errors import RulesError
 from .kinds import Kind
@@ -141,6 +141,9 @@ class GameState:
     winner: int | None
     escaper: int | None
     settlement: Settlement | None
+    #: The game's id when the caller gave one: a seeded deal then commits to (game id, seed)
+    #: in its public deal event, and ``game_over`` reveals the seed.
+    game_id: str | None = None
 
     # -------------------------------------------------------------- queries
     @property
@@ -218,6 +221,7 @@ class GameState:
             "deal_start": self.deal_start,
             "winner": self.winner,
             "escaper": self.escaper,
+            "game_id": self.game_id,
         }
 
     @classmethod
@@ -264,6 +268,7 @@ class GameState:
             winner=data["winner"],
             escaper=data["escaper"],
             settlement=None,
+            game_id=data.get("game_id"),
         )
         if state.phase is Phase.OVER:
             object.__setattr__(state, "settlement", _settle(state))
@@ -355,6 +360,7 @@ def new_game(
     seed: str | None = None,
     deal: ExplicitDeal | None = None,
     first_bidder: int | None = None,
+    game_id: str | None = None,
 ) -> GameState:
     """A new game, dealt and ready for its first action.
 
@@ -362,7 +368,11 @@ def new_game(
     Give exactly one of ``seed`` and ``deal``.  ``first_bidder`` (Dou Dizhu) defaults to the
     one drawn from the seed; an explicit Dou Dizhu deal needs it.  Raises
     :class:`IllegalAction` (``BAD_DEAL``, ``NO_SUCH_SEAT``) or :class:`VariantError`.
+    ``game_id`` (a non-empty string) binds the game's events to it: a seeded deal's public
+    event then carries :func:`~.deal.deal_commitment` and ``game_over`` reveals the seed.
     """
+    if game_id is not None and (not isinstance(game_id, str) or not game_id):
+        raise _illegal("BAD_DEAL", "a game id is a non-empty string")
     name = find_variant(variant).name if isinstance(variant, str) else variant.name
     room = room or Room()
     v = room.variant_for(name)
@@ -426,6 +436,7 @@ def new_game(
         winner=None,
         escaper=None,
         settlement=None,
+        game_id=game_id,
     )
 
 
@@ -472,6 +483,8 @@ def deal_events(state: GameState) -> list[Event]:
         public["first_bidder"] = state.first_bidder
     else:
         public["opener"] = state.opener
+    if state.game_id is not None and isinstance(state.deal, SeedDeal):
+        public["commitment"] = deal_commitment(state.game_id, state.deal.seed)
     events.append(Event("deal", None, public))
     return events
 
@@ -692,7 +705,10 @@ def _end(state: GameState, events: list[Event], **changes: Any) -> tuple[GameSta
     over = _evolve(state, phase=Phase.OVER, turn=None, **changes)
     settlement = _settle(over)
     object.__setattr__(over, "settlement", settlement)
-    events.append(Event("game_over", None, {"settlement": settlement.to_dict()}))
+    data: dict[str, Any] = {"settlement": settlement.to_dict()}
+    if over.game_id is not None and isinstance(over.deal, SeedDeal):
+        data["seed"] = over.deal.seed  # opens the commitment of the public deal event
+    events.append(Event("game_over", None, data))
     return over, events
 
 

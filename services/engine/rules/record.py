@@ -235,20 +235,25 @@ def load_record(data: Any) -> Record:
     return Record(base.name, version, room, deal, fb, parsed, extra)
 
 
-def start(record: Record) -> Any:
-    """The state of a record before its first action."""
+def start(record: Record, game_id: str | None = None) -> Any:
+    """The state of a record before its first action (bound to ``game_id`` when given)."""
     from .game import ExplicitDeal, new_game
 
     try:
         if isinstance(record.deal, ExplicitDeal):
             return new_game(
-                record.variant, record.room, deal=record.deal, first_bidder=record.first_bidder
+                record.variant,
+                record.room,
+                deal=record.deal,
+                first_bidder=record.first_bidder,
+                game_id=game_id,
             )
         return new_game(
             record.variant,
             record.room,
             seed=record.deal.seed,
             first_bidder=record.first_bidder,
+            game_id=game_id,
         )
     except IllegalAction as exc:
         raise RecordError(str(exc), "deal") from None
