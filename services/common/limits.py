@@ -60,7 +60,9 @@ def check_id(
     return value
 
 
-def game_id(value: str, field: str = "game_id", *, required: bool = True, reason: str = "INVALID_FIELD") -> str:  # fmt: skip
+def game_id(
+    value: str, field: str = "game_id", *, required: bool = True, reason: str = "INVALID_FIELD"
+) -> str:
     return check_id(value, field, MAX_GAME_ID, required=required, reason=reason)
 
 

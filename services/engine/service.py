@@ -554,9 +554,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         if request.HasField("view_seat"):
             view_seat = seat_of(request.view_seat, v, "view_seat")
         try:
-            state = rules.new_game(
-                v.name, room, first_bidder=first_bidder, game_id=game_id, **deal
-            )
+            state = rules.new_game(v.name, room, first_bidder=first_bidder, game_id=game_id, **deal)
         except rules.RulesError as exc:
             raise rules_error(exc, "deal" if exc.reason == "BAD_DEAL" else None) from None
         # seq 1 is the header (auditors only: its seed reveals every hand), then the deal.
