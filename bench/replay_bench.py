@@ -80,13 +80,14 @@ plain_events = Table(
 )
 
 
-def game_batches(seed: str) -> list[list[common_pb2.Event]]:
-    """One self-played game as its appends: header and deal, then one batch per action."""
+def game_batches(seed: str, game_id: str) -> list[list[common_pb2.Event]]:
+    """One self-played game as its appends to ``game_id`` (its deal commits to that id):
+    header and deal, then one batch per action."""
     players = ["p0", "p1", "p2"]
     final = play_out(rules.new_game(VARIANT, seed=seed))
-    rec = rules.write_record(final, {"players": players})
+    rec = rules.write_record(final, {"players": players, "game_id": game_id})
     loaded = rules.load_record(rec)
-    state = rules.record.start(loaded)
+    state = rules.record.start(loaded, game_id)
     header = {k: v for k, v in rec.items() if k != "actions"}
     out = [[header_event(header), *(rules_event(e) for e in rules.deal_events(state))]]
     for action in loaded.actions:
@@ -231,7 +232,7 @@ def replay_rows(quick: bool = False) -> list[dict[str, Any]]:
     verification rate (games/s) with its median time per game."""
     count = GAMES[1] if quick else GAMES[0]
     progress(f"replay: self-playing {count} {VARIANT} games")
-    games = [game_batches(f"bench/{i}") for i in range(count)]
+    games = [game_batches(f"bench/{i}", f"g-{i}") for i in range(count)]
     rows = []
     with backends() as found:
         for backend in found:
