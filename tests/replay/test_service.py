@@ -600,3 +600,36 @@ def test_without_tokens_everything_is_allowed(db_url: str) -> None:
         assert running.stub.GetGame(R.GetGameRequest(game_id="o")).game.head_seq == len(parts[0])
     finally:
         stop_server(running)
+
+
+def test_verify_checks_the_deal_commitment_and_the_revealed_seed(
+    replay: Running, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A careful forger who rewrites the commitment (or the revealed seed) and recomputes the
+    chain is caught: the revealed seed must open the commitment for this game id, and deal
+    exactly the hands the deal events hold."""
+    rec = record(seed="c/1", players=PLAYERS)
+    for game_id, field in (("cm", "commitment"), ("cs", "seed")):
+        append_game(replay.stub, game_id, rec)
+        rows = replay.servicer.store.events(game_id)
+        kind = "deal" if field == "commitment" else "game_over"
+        target = next(
+            r.seq
+            for r in rows
+            if r.type == kind and field in json.loads(decode(r.payload).data_json)
+        )
+
+        def change(ev: common_pb2.Event, field: str = field) -> None:
+            data = json.loads(ev.data_json)
+            data[field] = "0" * 64 if field == "commitment" else "another seed"
+            ev.data_json = json.dumps(data)
+
+        _rewrite(replay, game_id, target, change)
+        result = replay.stub.VerifyGame(R.VerifyGameRequest(game_id=game_id), metadata=A)
+        assert result.chain_ok and not result.ok and result.first_bad_seq == target
+        assert result.reason == (
+            "COMMITMENT_MISMATCH" if field == "commitment" else "EVENT_MISMATCH"
+        )
+        status = cli_main(["replay", "verify", game_id, "--database", db_url])
+        out = json.loads(capsys.readouterr().out)
+        assert status == 1 and out["reason"] == result.reason
