@@ -177,7 +177,8 @@ def measure(
     for i, batches in enumerate(games):
         seq = 0
         for batch in batches:
-            prepared = prepare_append(f"plain-{i}", seq, batch, rules.variant(VARIANT), now)
+            # The events as the store serializes them (bound to their own game id).
+            prepared = prepare_append(f"{tag}-{i}", seq, batch, rules.variant(VARIANT), now)
             rows = []
             for ev in prepared.events:
                 seq += 1

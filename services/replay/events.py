@@ -54,8 +54,12 @@ class EventError(ValueError):
         self.field = field
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON, as the engine writes event bodies (one encoder: this runs per event)."""
+    return _ENCODER.encode(value)
 
 
 def encode(event: common_pb2.Event) -> bytes:
