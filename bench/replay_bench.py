@@ -80,13 +80,14 @@ plain_events = Table(
 )
 
 
-def game_batches(seed: str) -> list[list[common_pb2.Event]]:
-    """One self-played game as its appends: header and deal, then one batch per action."""
+def game_batches(seed: str, game_id: str) -> list[list[common_pb2.Event]]:
+    """One self-played game as its appends to ``game_id`` (its deal commits to that id):
+    header and deal, then one batch per action."""
     players = ["p0", "p1", "p2"]
     final = play_out(rules.new_game(VARIANT, seed=seed))
-    rec = rules.write_record(final, {"players": players})
+    rec = rules.write_record(final, {"players": players, "game_id": game_id})
     loaded = rules.load_record(rec)
-    state = rules.initial_state(loaded)
+    state = rules.initial_state(loaded, game_id)
     header = {k: v for k, v in rec.items() if k != "actions"}
     out = [[header_event(header), *(rules_event(e) for e in rules.deal_events(state))]]
     for action in loaded.actions:
@@ -176,7 +177,8 @@ def measure(
     for i, batches in enumerate(games):
         seq = 0
         for batch in batches:
-            prepared = prepare_append(f"plain-{i}", seq, batch, rules.variant(VARIANT), now)
+            # The events as the store serializes them (bound to their own game id).
+            prepared = prepare_append(f"{tag}-{i}", seq, batch, rules.variant(VARIANT), now)
             rows = []
             for ev in prepared.events:
                 seq += 1
@@ -231,7 +233,7 @@ def replay_rows(quick: bool = False) -> list[dict[str, Any]]:
     verification rate (games/s) with its median time per game."""
     count = GAMES[1] if quick else GAMES[0]
     progress(f"replay: self-playing {count} {VARIANT} games")
-    games = [game_batches(f"bench/{i}") for i in range(count)]
+    games = [game_batches(f"bench/{i}", f"g-{i}") for i in range(count)]
     rows = []
     with backends() as found:
         for backend in found:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import grpc
+import structlog
 from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -127,7 +128,14 @@ def refusing(
             try:
                 return await method(self, request, context)
             except handled as exc:
-                await context.abort_with_status(to_status(to_error(exc)))
+                err = to_error(exc)
+                # The access log line of this call names the refusal and the game it was about.
+                game_id = getattr(request, "game_id", "")
+                structlog.contextvars.bind_contextvars(
+                    reason=err.reason,
+                    **({"game_id": game_id[:64]} if isinstance(game_id, str) and game_id else {}),
+                )
+                await context.abort_with_status(to_status(err))
                 raise  # unreachable: abort raises
 
         return handler

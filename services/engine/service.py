@@ -18,7 +18,7 @@ import grpc
 from cardroom.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from google.protobuf import timestamp_pb2
 
-from services.common import grpc_errors
+from services.common import grpc_errors, limits
 from services.common.grpc_errors import ServiceError, invalid, missing
 
 from . import rules
@@ -51,7 +51,7 @@ INVALID_REASONS = frozenset(
         TokenInvalid.reason,
     }
 )
-MAX_GAME_ID = 128
+MAX_GAME_ID = limits.MAX_GAME_ID
 #: Opened states kept per worker, by token: a client that lists the legal actions and then
 #: applies one sends the same token twice, and opening (decrypt, inflate, parse) is the
 #: largest part of a call's cost.
@@ -90,6 +90,43 @@ def rules_error(exc: Exception, field: str | None = None) -> ServiceError:
 
 
 # --------------------------------------------------------------------------- field checks
+def limited(exc: limits.LimitError) -> ServiceError:
+    """The refusal of a value outside services/common/limits.py."""
+    if exc.missing:
+        return missing(exc.field)
+    return invalid(exc.reason, str(exc), exc.field)
+
+
+def header_of(
+    request: engine_pb2.NewGameRequest, state: rules.GameState, game_id: str
+) -> dict[str, Any]:
+    """The game_header body of a new game: its record without actions (DESIGN.md), with the
+    game id and the players and table the caller named (checked here, before any rules)."""
+    header: dict[str, Any] = {"game_id": game_id, **rules.write_record(state)}
+    del header["actions"]
+    if request.players:
+        header["players"] = list(request.players)
+    if request.HasField("table"):
+        header["table"] = {"id": request.table.id, "game_no": request.table.game_no}
+    return header
+
+
+def check_players(request: engine_pb2.NewGameRequest, v: rules.Variant) -> None:
+    try:
+        for i, player in enumerate(request.players):
+            limits.player_id(player, f"players[{i}]")
+        if request.HasField("table"):
+            limits.table_id(request.table.id, "table.id")
+            limits.seq(request.table.game_no, "table.game_no")
+    except limits.LimitError as exc:
+        raise limited(exc) from None
+    if request.players and len(request.players) != v.players:
+        raise invalid(
+            "INVALID_FIELD", f"{v.name} seats {v.players} players, not {len(request.players)}",
+            "players",
+        )  # fmt: skip
+
+
 def text(value: str, field: str, *, required: bool = True, limit: int = MAX_TEXT) -> str:
     if required and not value.strip():
         raise missing(field)
@@ -513,24 +550,40 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         if not request.HasField("deal"):
             raise missing("deal")
         deal = deal_of(request.deal)
-        game_id = text(request.game_id, "game_id", required=False, limit=MAX_GAME_ID)
-        game_id = game_id or uuid.uuid4().hex
+        try:
+            game_id = limits.game_id(request.game_id, required=False) or uuid.uuid4().hex
+            actor = limits.player_id(request.actor, "actor", required=False)
+        except limits.LimitError as exc:
+            raise limited(exc) from None
+        check_players(request, v)
         first_bidder = None
         if request.HasField("first_bidder"):
             first_bidder = seat_of(request.first_bidder, v, "first_bidder")
         view_seat = None
         if request.HasField("view_seat"):
             view_seat = seat_of(request.view_seat, v, "view_seat")
-        actor = text(request.actor, "actor", required=False)
         try:
-            state = rules.new_game(v.name, room, first_bidder=first_bidder, **deal)
+            state = rules.new_game(v.name, room, first_bidder=first_bidder, game_id=game_id, **deal)
         except rules.RulesError as exc:
             raise rules_error(exc, "deal" if exc.reason == "BAD_DEAL" else None) from None
+        # seq 1 is the header (auditors only: its seed reveals every hand), then the deal.
+        now = _now()
+        header = common_pb2.Event(
+            envelope=common_pb2.EventEnvelope(
+                game_id=game_id, seq=1, server_time=now, actor=actor,
+                visibility=common_pb2.VISIBILITY_AUDITOR,
+            ),
+            type="game_header",
+            data_json=_dumps(header_of(request, state, game_id)),
+        )  # fmt: skip
         events = rules.deal_events(state)
-        seq = len(events)
+        seq = 1 + len(events)
         response = engine_pb2.NewGameResponse(
             state=self._seal(state, game_id, seq),
-            events=self._events(events, game_id, 1, actor, common_pb2.CAUSE_UNSPECIFIED, None),
+            events=[
+                header,
+                *self._events(events, game_id, 2, actor, common_pb2.CAUSE_UNSPECIFIED, None),
+            ],
             public_view=view_message(rules.public_view(state)),
         )
         if view_seat is not None:
@@ -544,7 +597,11 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         if not request.HasField("action"):
             raise missing("action")
         action = action_of(request.action)
-        actor = text(request.actor, "actor", required=False)
+        try:
+            actor = limits.player_id(request.actor, "actor", required=False)
+            limits.cause(request.cause)
+        except limits.LimitError as exc:
+            raise limited(exc) from None
         state = self._open(request.state, request.HasField("state"))
         view_seat = None
         if request.HasField("view_seat"):

@@ -2,10 +2,11 @@
 deterministically — those bytes are what is stored and hashed — plus their key columns.
 
 This module knows the shape of a game's log (DESIGN.md): the first event is the header
-(``game_header``, whose body is the game record without its actions), then the events the rules
-produce; ``game_over`` ends the game and carries the settlement.  It checks what a writer sends
-against that shape and derives the store's :class:`GameHeader` and :class:`GameEnding` from the
-events themselves, so a writer cannot declare one thing and log another.
+(``game_header``, whose body is the game record without its actions, for auditors only), then
+the events the rules produce; ``game_over`` ends the game.  It checks the shape of what a writer
+sends (envelopes, types, ids, the header) and derives the store's :class:`GameHeader` from the
+events themselves; whether each event follows from the game, and the game's result, are the
+rules' to say (``games.py`` re-executes every append).
 """
 
 from __future__ import annotations
@@ -18,27 +19,26 @@ from typing import Any
 
 from cardroom.v1 import common_pb2
 
+from services.common import limits
 from services.engine import rules
 
-from .store import PUBLIC, GameEnding, GameHeader, NewEvent, StoredEvent
+from .store import PUBLIC, GameHeader, NewEvent, StoredEvent
 
 HEADER = "game_header"
 GAME_OVER = "game_over"
 #: Events that are a seat's action (re-executed); every other type is a result of one.
 ACTION_TYPES = frozenset({"bid", "pass", "play", "show_hand", "leave", "autoplay"})
-END_STATUSES = frozenset({"finished", "escaped", "disbanded", "redeal"})
-MAX_TYPE = 32
-MAX_ACTOR = 128
+#: Every event type a game's log may hold: the header and what the rules produce.
+EVENT_TYPES = ACTION_TYPES | {
+    HEADER, GAME_OVER, "deal", "landlord", "bottom", "new_trick", "redeal",
+}  # fmt: skip
+MAX_TYPE = limits.MAX_EVENT_TYPE
+MAX_ACTOR = limits.MAX_PLAYER_ID
 MAX_DATA = 64 * 1024
+#: The store's visibility column: the one seat of a private event, or one of these.
+AUDITORS = -2
 
-CAUSE_NAMES = {
-    common_pb2.CAUSE_UNSPECIFIED: "unspecified",
-    common_pb2.CAUSE_PLAYER: "player",
-    common_pb2.CAUSE_TIMEOUT: "timeout",
-    common_pb2.CAUSE_AUTOPLAY: "autoplay",
-    common_pb2.CAUSE_BOT: "bot",
-    common_pb2.CAUSE_DISCONNECT: "disconnect",
-}
+CAUSE_NAMES = limits.CAUSES
 #: The record's "by" of an action, from its event's cause (DESIGN.md action forms).
 BY_OF_CAUSE = {common_pb2.CAUSE_TIMEOUT: "timeout", common_pb2.CAUSE_AUTOPLAY: "autoplay"}
 CAUSE_OF_BY = {"timeout": common_pb2.CAUSE_TIMEOUT, "autoplay": common_pb2.CAUSE_AUTOPLAY}
@@ -53,8 +53,12 @@ class EventError(ValueError):
         self.field = field
 
 
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
 def dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON, as the engine writes event bodies (one encoder: this runs per event)."""
+    return _ENCODER.encode(value)
 
 
 def encode(event: common_pb2.Event) -> bytes:
@@ -102,7 +106,9 @@ def header_record(data: Mapping[str, Any]) -> rules.Record:
     return rules.load_record({**data, "actions": []})
 
 
-def header_of(data: Mapping[str, Any], field: str) -> tuple[GameHeader, rules.Variant]:
+def header_of(
+    data: Mapping[str, Any], field: str, game_id: str
+) -> tuple[GameHeader, rules.Variant]:
     """The store's header for a ``game_header`` body, and the game's variant (with its room's
     overrides).  Raises :class:`EventError` (``BAD_HEADER``) naming the bad field."""
     try:
@@ -114,11 +120,20 @@ def header_of(data: Mapping[str, Any], field: str) -> tuple[GameHeader, rules.Va
     except (rules.RulesError, rules.VariantError) as exc:
         raise EventError("BAD_HEADER", f"bad game header: {exc}", field) from None
     v: rules.Variant = state.variant
+    if "game_id" in data and data["game_id"] != game_id:
+        # A game's events belong to its id: they are refused elsewhere, never re-addressed.
+        raise EventError(
+            "BAD_HEADER", f"the header is game {data['game_id']!r}, not {game_id!r}",
+            f"{field}.game_id",
+        )  # fmt: skip
     players = data.get("players") or []
-    if not isinstance(players, list) or not all(
-        isinstance(p, str) and 0 < len(p) <= MAX_ACTOR for p in players
-    ):
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
         raise EventError("BAD_HEADER", "players must be a list of player ids", f"{field}.players")
+    for i, p in enumerate(players):
+        try:
+            limits.player_id(p, f"{field}.players[{i}]")
+        except limits.LimitError as exc:
+            raise EventError("BAD_HEADER", str(exc), exc.field) from None
     if players and len(players) != v.players:
         raise EventError(
             "BAD_HEADER", f"{v.name} seats {v.players} players, not {len(players)}",
@@ -127,42 +142,15 @@ def header_of(data: Mapping[str, Any], field: str) -> tuple[GameHeader, rules.Va
     return GameHeader(v.name, record.rules_version, players), v
 
 
-def ending_of(data: Mapping[str, Any], v: rules.Variant, field: str) -> GameEnding:
-    """The store's ending for a ``game_over`` body: status and scores from its settlement; the
-    family from the game's variant, not from anything the writer says."""
-    settlement = data.get("settlement")
-    if not isinstance(settlement, dict):
-        raise EventError("BAD_GAME_OVER", "game_over needs its settlement", f"{field}.settlement")
-    status = settlement.get("status")
-    if status not in END_STATUSES:
-        raise EventError(
-            "BAD_GAME_OVER",
-            f"settlement status must be one of {', '.join(sorted(END_STATUSES))}",
-            f"{field}.settlement.status",
-        )
-    scores = settlement.get("scores")
-    if (
-        not isinstance(scores, list)
-        or len(scores) != v.players
-        or not all(isinstance(s, int) and not isinstance(s, bool) for s in scores)
-        or not all(abs(s) < 2**62 for s in scores)
-    ):
-        raise EventError(
-            "BAD_GAME_OVER",
-            f"settlement scores must be {v.players} whole numbers",
-            f"{field}.settlement.scores",
-        )
-    return GameEnding(str(status), [int(s) for s in scores], v.family, settlement)
-
-
 # --------------------------------------------------------------------------- appending
 @dataclass(frozen=True)
 class Prepared:
-    """What the store needs for one append, built from the events a writer sent."""
+    """What the store needs for one append, built from the events a writer sent: the events
+    with their envelopes completed (``sent``, in order) and serialized (``events``)."""
 
     events: list[NewEvent]
+    sent: list[common_pb2.Event]
     header: GameHeader | None
-    ending: GameEnding | None
     variant: rules.Variant | None  # the header's, when this append carries it
 
 
@@ -174,12 +162,15 @@ def prepare_append(
     now: datetime,
 ) -> Prepared:
     """Check and complete the envelopes (game id, sequence numbers, server time) and serialize
-    each event.  ``variant`` is the game's (None for a new game: the header gives it)."""
+    each event.  ``variant`` is the game's (None for a new game: the header gives it).  This
+    checks the shape of each event; whether it follows from the game is the rules' to say
+    (:meth:`~services.replay.games.ReplayGames.append`)."""
     if not sent:
         raise EventError("NO_EVENTS", "an append needs at least one event", "events")
     header: GameHeader | None = None
-    ending: GameEnding | None = None
+    ended = False
     out: list[NewEvent] = []
+    completed: list[common_pb2.Event] = []
     stamp = timestamp_of(now)
     for i, original in enumerate(sent):
         where = f"events[{i}]"
@@ -193,12 +184,18 @@ def prepare_append(
             raise EventError(
                 "BAD_EVENT", f"event seq {env.seq} where {seq} comes next", f"{where}.envelope.seq"
             )
-        if not ev.type or len(ev.type) > MAX_TYPE:
-            raise EventError("BAD_EVENT", f"type must be 1–{MAX_TYPE} characters", f"{where}.type")
-        if len(env.actor) > MAX_ACTOR:
-            raise EventError("BAD_EVENT", "actor is too long", f"{where}.envelope.actor")
-        if env.cause not in CAUSE_NAMES:
-            raise EventError("BAD_EVENT", "unknown cause", f"{where}.envelope.cause")
+        if ev.type not in EVENT_TYPES:
+            raise EventError(
+                "BAD_EVENT",
+                f"unknown event type {ev.type[:MAX_TYPE]!r}"
+                f" (known: {', '.join(sorted(EVENT_TYPES))})",
+                f"{where}.type",
+            )
+        try:
+            limits.player_id(env.actor, f"{where}.envelope.actor", required=False)
+            limits.cause(env.cause, f"{where}.envelope.cause")
+        except limits.LimitError as exc:
+            raise EventError("BAD_EVENT", str(exc), exc.field) from None
         if len(ev.data_json) > MAX_DATA:
             raise EventError("BAD_EVENT", "data_json is too long", f"{where}.data_json")
         try:
@@ -207,12 +204,20 @@ def prepare_append(
             data = None
         if not isinstance(data, dict):
             raise EventError("BAD_EVENT", "data_json must be a JSON object", f"{where}.data_json")
-        if ending is not None:
+        if ended:
             raise EventError("EVENTS_AFTER_END", "no event may follow game_over", where)
         if seq == 1:
             if ev.type != HEADER:
                 raise EventError("NO_HEADER", "a game's first event is its game_header", where)
-            header, variant = header_of(data, f"{where}.data_json")
+            header, variant = header_of(data, f"{where}.data_json", game_id)
+            if env.visibility == common_pb2.VISIBILITY_UNSPECIFIED:
+                env.visibility = common_pb2.VISIBILITY_AUDITOR
+            if env.visibility != common_pb2.VISIBILITY_AUDITOR:
+                raise EventError(
+                    "BAD_HEADER",
+                    "the game_header is for auditors only (its seed reveals every hand)",
+                    f"{where}.envelope.visibility",
+                )
         elif ev.type == HEADER:
             raise EventError("HEADER_NOT_FIRST", "only a game's first event is its header", where)
         assert variant is not None  # seq 1 set it, or the caller knew the game
@@ -229,14 +234,17 @@ def prepare_append(
         elif env.visibility == common_pb2.VISIBILITY_PUBLIC:
             env.ClearField("seat")
             visibility = PUBLIC
+        elif env.visibility == common_pb2.VISIBILITY_AUDITOR and ev.type == HEADER:
+            env.ClearField("seat")
+            visibility = AUDITORS
         else:
             raise EventError("BAD_EVENT", "unknown visibility", f"{where}.envelope.visibility")
-        if ev.type == GAME_OVER:
-            ending = ending_of(data, variant, f"{where}.data_json")
+        ended = ev.type == GAME_OVER
         env.game_id = game_id
         env.seq = seq
         if not env.HasField("server_time"):
             env.server_time.CopyFrom(stamp)
+        completed.append(ev)
         out.append(
             NewEvent(
                 type=ev.type,
@@ -247,15 +255,16 @@ def prepare_append(
                 server_time=env.server_time.ToDatetime(tzinfo=UTC),
             )
         )
-    return Prepared(out, header, ending, variant if header is not None else None)
+    return Prepared(out, completed, header, variant if header is not None else None)
 
 
 # --------------------------------------------------------------------------- from the rules
 def header_event(record: Mapping[str, Any]) -> common_pb2.Event:
-    """The ``game_header`` event of a record (its actions, result and game id left out)."""
-    data = {k: v for k, v in record.items() if k not in ("actions", "result", "game_id")}
+    """The ``game_header`` event of a record (its actions and result left out), for auditors
+    only: its seed reveals every hand."""
+    data = {k: v for k, v in record.items() if k not in ("actions", "result")}
     return common_pb2.Event(
-        envelope=common_pb2.EventEnvelope(visibility=common_pb2.VISIBILITY_PUBLIC),
+        envelope=common_pb2.EventEnvelope(visibility=common_pb2.VISIBILITY_AUDITOR),
         type=HEADER,
         data_json=dumps(data),
     )

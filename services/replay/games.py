@@ -5,13 +5,17 @@ escape audits, player totals and a readable account of a game.
 Re-execution is the heart of it: the header gives the deal, every action event is turned back
 into the rules action it records and applied, and the events the rules produce must be exactly
 the stored ones, in order.  The first event where they part is where the log stops following
-from its seed and moves.
+from its seed and moves.  The same step (:func:`follow`) checks every append before it is
+stored, on a warm copy of the game's state kept per game (:class:`Warm`), so the store only
+ever holds games the rules allow, and the result and totals it stores are the settlement the
+rules compute, never what a writer says.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -22,6 +26,7 @@ from typing import Any
 from cardroom.v1 import common_pb2
 from google.protobuf.message import DecodeError
 
+from services.common import limits
 from services.engine import rules
 
 from .events import (
@@ -34,6 +39,7 @@ from .events import (
     data_of,
     decode,
     dumps,
+    encode,
     expected_data,
     header_event,
     header_record,
@@ -43,9 +49,12 @@ from .events import (
 )
 from .store import (
     AppendResult,
+    BadAppend,
     EventStore,
+    GameEnding,
     GameRow,
     PlayerStats,
+    SeqConflict,
     StoredEvent,
     StoreError,
     first_chain_break,
@@ -79,10 +88,21 @@ class Reexecution:
     game_over_seq: int | None = None
     recorded_settlement: dict[str, Any] | None = None
     events: int = 0
+    #: What the rules produced that the log does not hold yet (a log cut inside a batch).
+    pending: tuple[rules.Event, ...] = ()
 
 
 class _BadAction(ValueError):
     pass
+
+
+class Diverged(Exception):
+    """An event that does not follow from the game (see :func:`follow`)."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(detail)
+        self.reason = reason
+        self.detail = detail
 
 
 def _decode(row: StoredEvent) -> common_pb2.Event:
@@ -139,7 +159,9 @@ def _same(ev: common_pb2.Event, expected: rules.Event) -> str | None:
     """None when a stored event is the one the rules produced, else what differs."""
     if ev.type != expected.type:
         return f"stored {ev.type or '?'!r}, the rules give {expected.type!r}"
-    if seat_of_event(ev) != expected.to:
+    if seat_of_event(ev) != expected.to or (
+        expected.to is None and ev.envelope.visibility != common_pb2.VISIBILITY_PUBLIC
+    ):
         return f"visibility: stored seat {seat_of_event(ev)}, the rules give {expected.to}"
     if ev.data_json == dumps({"seat": expected.seat, **expected.data}):
         return None  # the usual case: written by this engine, byte for byte
@@ -150,9 +172,56 @@ def _same(ev: common_pb2.Event, expected: rules.Event) -> str | None:
     return None
 
 
-def reexecute(game_id: str, rows: Sequence[StoredEvent], strict: bool = True) -> Reexecution:
+def start_state(game_id: str, header: Mapping[str, Any]) -> rules.GameState:
+    """A game's state before its first action, from its header, bound to ``game_id`` (so a
+    seeded deal commits to it).  Raises the rules' errors for a bad header."""
+    if "game_id" in header and header["game_id"] != game_id:
+        raise rules.RecordError(f"the header is game {header['game_id']!r}", "game_id")
+    state: rules.GameState = rules.initial_state(header_record(header), game_id)
+    return state
+
+
+def follow(
+    state: rules.GameState, pending: deque[rules.Event], ev: common_pb2.Event
+) -> tuple[rules.GameState, rules.Action | None]:
+    """One event of a game's log after ``state``, where the rules still owe ``pending`` (popped
+    as it is matched): an action event the rules await is applied, and every event must be the
+    next one the rules produce.  Raises :class:`Diverged` with the reason it does not follow;
+    returns the state after it and the action it recorded (or None)."""
+    action = None
+    if ev.type in ACTION_TYPES and not pending:
+        try:
+            action = action_of_event(ev, state)
+            state, produced = rules.apply(state, action)
+        except _BadAction as exc:
+            raise Diverged("BAD_EVENT", str(exc)) from None
+        except rules.RulesError as exc:
+            raise Diverged("ILLEGAL_ACTION", f"{exc.reason}: {exc}") from None
+        pending.extend(produced)
+    if not pending:
+        raise Diverged(
+            "UNEXPECTED_EVENT", f"{ev.type or '?'!r} where the rules await an action"
+        )  # fmt: skip
+    expected = pending.popleft()
+    differs = _same(ev, expected)
+    if differs is not None:
+        commitment = expected.data.get("commitment") if expected.type == "deal" else None
+        if commitment is not None and data_of(ev).get("commitment") != commitment:
+            raise Diverged(
+                "COMMITMENT_MISMATCH",
+                f"the public deal event commits to {data_of(ev).get('commitment')!r}; the game"
+                f" id and the seed give {commitment!r}",
+            )
+        raise Diverged("EVENT_MISMATCH", differs)
+    return state, action
+
+
+def reexecute(
+    game_id: str, rows: Sequence[StoredEvent], strict: bool = True, partial: bool = False
+) -> Reexecution:
     """Re-execute a stored log.  ``strict``: every stored event must be the next one the rules
-    produce (verification); otherwise only the action events are applied (export, audit)."""
+    produce (verification); otherwise only the action events are applied (export, audit).
+    ``partial``: a log may stop inside a batch (what the rules still owe is ``pending``)."""
     out = Reexecution()
     if not rows:
         out.divergence = Divergence(1, "MISSING_EVENTS", "the game has no events")
@@ -164,7 +233,7 @@ def reexecute(game_id: str, rows: Sequence[StoredEvent], strict: bool = True) ->
         return out
     out.header = data_of(first)
     try:
-        state: rules.GameState = rules.initial_state(header_record(out.header))
+        state = start_state(game_id, out.header)
     except (rules.RulesError, rules.VariantError) as exc:
         out.divergence = Divergence(rows[0].seq, "BAD_HEADER", str(exc))
         return out
@@ -180,38 +249,57 @@ def reexecute(game_id: str, rows: Sequence[StoredEvent], strict: bool = True) ->
         if ev.type == GAME_OVER:
             out.game_over_seq = row.seq
             out.recorded_settlement = data_of(ev).get("settlement")
-        if ev.type in ACTION_TYPES and not (strict and pending):
+        if strict:
+            try:
+                state, action = follow(state, pending, ev)
+            except Diverged as exc:
+                out.divergence = Divergence(row.seq, exc.reason, exc.detail)
+                break
+        elif ev.type in ACTION_TYPES:
             try:
                 action = action_of_event(ev, state)
-                state, produced = rules.apply(state, action)
+                state, _ = rules.apply(state, action)
             except _BadAction as exc:
                 out.divergence = Divergence(row.seq, "BAD_EVENT", str(exc))
                 break
             except rules.RulesError as exc:
                 out.divergence = Divergence(row.seq, "ILLEGAL_ACTION", f"{exc.reason}: {exc}")
                 break
-            if isinstance(action, rules.Leave):
-                out.leave_seq = row.seq
-            pending = deque(produced)
-        if not strict:
-            continue
-        if not pending:
-            out.divergence = Divergence(
-                row.seq, "UNEXPECTED_EVENT", f"{ev.type or '?'!r} where the rules await an action"
-            )
-            break
-        differs = _same(ev, pending.popleft())
-        if differs is not None:
-            out.divergence = Divergence(row.seq, "EVENT_MISMATCH", differs)
-            break
+        else:
+            action = None
+        if isinstance(action, rules.Leave):
+            out.leave_seq = row.seq
     else:
-        if strict and pending:
+        if strict and pending and not partial:
             missing = ", ".join(e.type for e in pending)
             out.divergence = Divergence(
                 rows[-1].seq + 1, "MISSING_EVENTS", f"the log ends before: {missing}"
             )
     out.state = state
+    out.pending = tuple(pending)
     return out
+
+
+@dataclass(frozen=True)
+class Warm:
+    """A game's state as re-executed up to its head (seq and hash), and the events the rules
+    still owe there: what an append is checked against, one rules step per event."""
+
+    head_seq: int
+    head_hash: bytes
+    state: rules.GameState
+    pending: tuple[rules.Event, ...]
+
+
+def request_digest(game_id: str, expected_seq: int, events: Sequence[common_pb2.Event]) -> bytes:
+    """SHA-256 of an append's body as sent: its game id, expected_seq and events."""
+    h = hashlib.sha256(b"cardroom/append/v1\x00")
+    g = game_id.encode()
+    h.update(len(g).to_bytes(8, "big") + g + expected_seq.to_bytes(8, "big"))
+    for ev in events:
+        payload = encode(ev)
+        h.update(len(payload).to_bytes(8, "big") + payload)
+    return h.digest()
 
 
 # --------------------------------------------------------------------------- results
@@ -351,9 +439,14 @@ def content_game_id(defining: Mapping[str, Any]) -> str:
 class ReplayGames:
     """Operations on the games of one :class:`EventStore`."""
 
+    #: Games kept warm per process; past this many the cache starts afresh.
+    WARM_GAMES = 10_000
+
     def __init__(self, store: EventStore) -> None:
         self.store = store
         self._variants: dict[str, rules.Variant] = {}
+        self._warm: dict[str, Warm] = {}
+        self._warm_lock = threading.Lock()
 
     # ------------------------------------------------------------------ appending
     def variant_of(self, game_id: str) -> rules.Variant | None:
@@ -383,32 +476,117 @@ class ReplayGames:
         request_id: str,
         now: datetime | None = None,
     ) -> tuple[AppendResult, str]:
-        """Append proto events (see :func:`prepare_append`); returns the store's answer and
-        the game's status afterwards."""
-        v = None
-        if expected_seq > 0:
-            v = self.variant_of(game_id)
-            if v is None:
-                # Nothing stored there: what the writer expects is not where the game is.
-                from .store import SeqConflict
+        """Append proto events after ``expected_seq``; returns the store's answer and the
+        game's status afterwards.
 
-                raise SeqConflict(game_id, expected_seq, 0)
-        prepared = prepare_append(game_id, expected_seq, events, v, now or self.store.clock())
-        result = self.store.append(
-            game_id,
-            expected_seq,
-            prepared.events,
-            request_id,
-            header=prepared.header,
-            ending=prepared.ending,
-        )
-        if prepared.ending is not None and not result.replayed:
-            status = prepared.ending.status
-        elif result.replayed or prepared.ending is not None:
-            status = self.store.head(game_id)[1]
+        Every event is checked against the rules before anything is stored: it must be the next
+        event the game's header and log give (:func:`follow`), else the append is refused
+        (:class:`GameRefused` ``EVENT_MISMATCH``, metadata ``seq``).  When the append ends the
+        game, its status, scores and the players' totals are the settlement the rules compute.
+        The game's state is kept warm at its head, so a check costs one rules step per event;
+        when another process moved the game, it is re-executed from the stored log."""
+        digest = request_digest(game_id, expected_seq, events)
+        warm = self._warm_at(game_id, expected_seq)
+        if warm is None and expected_seq > 0:
+            # A retry of an answered request gets its first answer without a re-execution.
+            done = self.store.answered(game_id, request_id, digest)
+            if done is not None:
+                return done, self.store.head(game_id)[1]
+            warm = self._load(game_id, expected_seq)
+        variant = warm.state.variant if warm is not None else None
+        prepared = prepare_append(game_id, expected_seq, events, variant, now or self.store.clock())
+        if warm is None:  # a new game: its header gives the deal
+            try:
+                state = start_state(game_id, data_of(prepared.sent[0]))
+            except (rules.RulesError, rules.VariantError) as exc:  # header_of checked it
+                raise EventError("BAD_HEADER", str(exc), "events[0].data_json") from None
+            pending = deque(rules.deal_events(state))
+            todo = prepared.sent[1:]
         else:
-            status = "running"
-        return result, status
+            state, pending, todo = warm.state, deque(warm.pending), prepared.sent
+        for ev in todo:
+            try:
+                state, _ = follow(state, pending, ev)
+            except Diverged as exc:
+                seq = ev.envelope.seq
+                raise GameRefused(
+                    "EVENT_MISMATCH",
+                    f"event {seq} ({ev.type}) does not follow from the game: {exc.reason}: "
+                    f"{exc.detail}",
+                    {"seq": str(seq), "why": exc.reason},
+                ) from None
+        ending = None
+        if state.over and not pending:
+            assert state.settlement is not None
+            ending = GameEnding(
+                state.status.value,
+                list(state.settlement.scores),
+                state.variant.family,
+                _json_roundtrip(state.settlement.to_dict()),
+            )
+        try:
+            result = self.store.append(
+                game_id,
+                expected_seq,
+                prepared.events,
+                request_id,
+                header=prepared.header,
+                ending=ending,
+                digest=digest,
+                expected_hash=warm.head_hash if warm is not None else None,
+            )
+        except BaseException:
+            self._forget(game_id, expected_seq)
+            raise
+        if result.replayed:
+            self._forget(game_id, expected_seq)
+            return result, self.store.head(game_id)[1]
+        if ending is not None:
+            self._forget(game_id, expected_seq)
+            return result, ending.status
+        with self._warm_lock:
+            if len(self._warm) >= self.WARM_GAMES:
+                self._warm.clear()
+            self._warm[game_id] = Warm(result.last_seq, result.head_hash, state, tuple(pending))
+        return result, "running"
+
+    def _warm_at(self, game_id: str, seq: int) -> Warm | None:
+        with self._warm_lock:
+            warm = self._warm.get(game_id)
+        return warm if warm is not None and warm.head_seq == seq else None
+
+    def _forget(self, game_id: str, seq: int) -> None:
+        """Drop the warm state of a game when it is the one at ``seq`` (another thread may
+        have moved it on since)."""
+        with self._warm_lock:
+            warm = self._warm.get(game_id)
+            if warm is not None and warm.head_seq <= seq:
+                del self._warm[game_id]
+
+    def _load(self, game_id: str, expected_seq: int) -> Warm:
+        """The game's state at its stored head, re-executed from its log (a cold cache, or
+        another process moved the game): SEQ_CONFLICT when the head is not ``expected_seq``,
+        GAME_OVER when the game has ended, LOG_INVALID when the stored log does not replay."""
+        try:
+            game, rows = self.store.game_and_events(game_id, with_players=False)
+        except StoreError:
+            raise SeqConflict(game_id, expected_seq, 0) from None
+        if game.head_seq != expected_seq:
+            raise SeqConflict(game_id, expected_seq, game.head_seq)
+        if game.status != "running":
+            raise BadAppend(f"game {game_id!r} is over ({game.status})", "GAME_OVER")
+        rx = reexecute(game_id, rows, strict=True, partial=True)
+        if rx.divergence is not None or rx.state is None:
+            seq = rx.divergence.seq if rx.divergence else 1
+            raise GameRefused(
+                "LOG_INVALID",
+                f"the stored log does not replay at seq {seq}; nothing can follow it",
+                {"seq": str(seq)},
+            )
+        warm = Warm(game.head_seq, game.head_hash, rx.state, rx.pending)
+        with self._warm_lock:
+            self._warm[game_id] = warm
+        return warm
 
     # ------------------------------------------------------------------ reading
     def header(self, game_id: str) -> dict[str, Any]:
@@ -578,12 +756,23 @@ class ReplayGames:
         """Replay a record through the rules, store it as a game with its events, and verify
         the stored game.  Raises the rules' RecordError/ReplayError for a bad record."""
         record = rules.load_record(data)
-        state = rules.initial_state(record)
+        gid = game_id or record.extra.get("game_id")
+        if gid is None:
+            # The content id comes from the record as the rules write it back (unbound to any
+            # game id); the stored game is then dealt bound to it, committing to its seed.
+            gid = content_game_id(game_defining(rules.replay(record), record.extra))
+        if not isinstance(gid, str):
+            raise EventError("BAD_GAME_ID", "game_id must be a string", "game_id")
+        try:
+            limits.game_id(gid, reason="BAD_GAME_ID")
+        except limits.LimitError as exc:
+            raise EventError(exc.reason, str(exc), exc.field) from None
+        state = rules.initial_state(record, gid)
         players = record.extra.get("players") or []
         if not isinstance(players, list):
             raise rules.RecordError("must be a list of player ids", "players")
         events: list[common_pb2.Event] = []
-        header = rules.write_record(state)
+        header = {"game_id": gid, **rules.write_record(state)}
         del header["actions"]
         for key in ("players", "table"):
             if key in record.extra:
@@ -617,13 +806,8 @@ class ReplayGames:
                         {"field": f"result.{key}"},
                     )
         defining = game_defining(state, record.extra)
-        gid = game_id or record.extra.get("game_id") or content_game_id(defining)
-        if not isinstance(gid, str) or not 0 < len(gid) <= 64:
-            raise EventError("BAD_GAME_ID", "game_id must be 1–64 characters", "game_id")
         canonical = dumps(rules.write_record(state, {"players": players}))
         request_id = "import:" + hashlib.sha256(f"{gid}\0{canonical}".encode()).hexdigest()[:48]
-        from .store import SeqConflict
-
         try:
             result, _ = self.append(gid, 0, events, request_id)
         except SeqConflict:

@@ -77,6 +77,9 @@ append_requests = Table(
     Column("last_seq", Integer, nullable=False),
     Column("head_hash", LargeBinary(32), nullable=False),
     Column("created_at", STAMP, nullable=False),
+    # SHA-256 of the request's body (game id, expected_seq, events): the same id with another
+    # body is refused, never answered as if it had been stored.  NULL for rows of revision 1.
+    Column("body_hash", LargeBinary(32), nullable=True),
 )
 
 player_stats = Table(

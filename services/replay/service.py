@@ -24,12 +24,12 @@ import grpc
 from cardroom.v1 import common_pb2, replay_pb2
 from sqlalchemy.exc import OperationalError
 
-from services.common import grpc_errors
+from services.common import grpc_errors, limits
 from services.common import logging as clog
 from services.common.grpc_errors import ServiceError, invalid
 from services.common.server import Malformed
 from services.engine import rules
-from services.engine.service import MAX_JSON, rules_error, text
+from services.engine.service import MAX_JSON, limited, rules_error, text
 
 from .access import AccessPolicy, Principal, reads_everything, require_reader, require_writer
 from .events import HEADER, EventError, data_of, dumps, seat_of_event, timestamp_of
@@ -47,7 +47,7 @@ STATUS_OF = {
     "redeal": replay_pb2.REPLAY_GAME_STATUS_REDEAL,
 }
 NAME_OF_STATUS = {v: k for k, v in STATUS_OF.items()}
-MAX_ID = 64
+MAX_ID = limits.MAX_GAME_ID
 MAX_PAGE = 500
 DEFAULT_PAGE = 50
 STREAM_BATCH = 500
@@ -62,6 +62,8 @@ def replay_error(exc: Exception) -> ServiceError:
     """The service error for what the replay layers raised."""
     if isinstance(exc, ServiceError):
         return exc
+    if isinstance(exc, limits.LimitError):
+        return limited(exc)
     if isinstance(exc, SeqConflict):
         return ServiceError(
             grpc.StatusCode.ABORTED,
@@ -98,6 +100,7 @@ def replay_error(exc: Exception) -> ServiceError:
 
 _HANDLED = (
     ServiceError,
+    limits.LimitError,
     SeqConflict,
     GameNotFound,
     BadAppend,
@@ -151,11 +154,14 @@ def verification_message(v: Verification) -> replay_pb2.VerifyGameResponse:
 
 def project(event: common_pb2.Event, seat: int) -> common_pb2.Event | None:
     """What ``seat`` saw of an event as the game ran (RULES.md §7): another seat's private
-    event not at all, and the header without its deal (a seed would reveal every hand)."""
+    event not at all, and the header (for auditors only) without its deal: a seed would reveal
+    every hand."""
     private_to = seat_of_event(event)
     if private_to is not None and private_to != seat:
         return None
     if event.type != HEADER:
+        if event.envelope.visibility == common_pb2.VISIBILITY_AUDITOR:
+            return None
         return event
     data = data_of(event)
     data.pop("deal", None)
@@ -175,7 +181,8 @@ def after_of(token: str) -> tuple[datetime, str] | None:
         return None
     try:
         stamp, game_id = json.loads(base64.urlsafe_b64decode(token.encode()))
-        return datetime.fromisoformat(stamp), str(game_id)
+        limits.game_id(game_id, "page_token")
+        return datetime.fromisoformat(stamp), game_id
     except (ValueError, TypeError):
         raise invalid(
             "BAD_PAGE_TOKEN", "page_token is not one this service gave", "page_token"
@@ -183,7 +190,7 @@ def after_of(token: str) -> tuple[datetime, str] | None:
 
 
 def _id(value: str, field: str) -> str:
-    return text(value, field, limit=MAX_ID)
+    return limits.game_id(value, field, reason="BAD_GAME_ID")
 
 
 # --------------------------------------------------------------------------- the servicer
@@ -229,7 +236,9 @@ class ReplayServicer:
     ) -> replay_pb2.AppendEventsResponse:
         require_writer(self._who(context))
         game_id = _id(request.game_id, "game_id")
-        request_id = text(request.request_id, "request_id", limit=128)
+        request_id = limits.request_id(request.request_id, reason="BAD_REQUEST_ID")
+        limits.seq(request.expected_seq, "expected_seq")
+        limits.seq(request.expected_seq + len(request.events), "events")
         result, status = await self._run(
             self.games.append, game_id, request.expected_seq, list(request.events), request_id
         )
@@ -248,7 +257,7 @@ class ReplayServicer:
     ) -> replay_pb2.ImportGameResponse:
         require_writer(self._who(context), auditors_too=True)
         raw = text(request.record_json, "record_json", limit=MAX_JSON * 16)
-        game_id = text(request.game_id, "game_id", required=False, limit=MAX_ID)
+        game_id = limits.game_id(request.game_id, required=False, reason="BAD_GAME_ID")
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError) as exc:
@@ -277,6 +286,8 @@ class ReplayServicer:
         # refusals and logs its own line.
         start = time.perf_counter()
         code = "OK"
+        reason = ""
+        game_id = "" if isinstance(request, Malformed) else request.game_id
         try:
             if isinstance(request, Malformed):
                 raise invalid("MALFORMED_REQUEST", "the request body is not a valid message")
@@ -284,19 +295,28 @@ class ReplayServicer:
                 yield item
         except _HANDLED as exc:
             err = replay_error(exc)
-            code = err.code.name
+            code, reason = err.code.name, err.reason
             await context.abort_with_status(grpc_errors.to_status(err))
         except asyncio.CancelledError:
             code = "CANCELLED"
             raise
+        except grpc.aio.AbortError:
+            raise
+        except Exception:
+            # Never the exception's text (it may hold SQL and its parameters) to the caller.
+            log.exception("unexpected error in stream", game_id=game_id[:MAX_ID])
+            code = "INTERNAL"
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see server log")
         finally:
             ms = round((time.perf_counter() - start) * 1000.0, 3)
+            fields = {"reason": reason} if reason else {}
             log.info("stream", method="/cardroom.v1.ReplayService/StreamEvents", code=code,
-                     latency_ms=ms)  # fmt: skip
+                     latency_ms=ms, game_id=game_id[:MAX_ID], **fields)  # fmt: skip
 
     async def _stream(
         self, request: replay_pb2.StreamEventsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[replay_pb2.StreamEventsResponse]:
+        limits.seq(request.from_seq, "from_seq")
         game = await self._readable(self._who(context), request.game_id)
         game_id = game.game_id
         seat: int | None = None
@@ -346,8 +366,10 @@ class ReplayServicer:
         self, request: replay_pb2.ListGamesRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> replay_pb2.ListGamesResponse:
         who = self._who(context)
-        player = text(request.player_id, "player_id", required=False, limit=128) or None
-        variant = text(request.variant, "variant", required=False, limit=32) or None
+        player = limits.player_id(request.player_id, required=False) or None
+        variant = (
+            limits.check_id(request.variant, "variant", limits.MAX_VARIANT, required=False) or None
+        )
         if variant is not None:
             # Aliases (ddz3) name the same games; an unknown variant gives an empty page.
             with contextlib.suppress(rules.VariantError):
@@ -472,7 +494,7 @@ class ReplayServicer:
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> replay_pb2.GetPlayerStatsResponse:
         who = self._who(context)
-        player_id = text(request.player_id, "player_id", limit=128)
+        player_id = limits.player_id(request.player_id)
         if not reads_everything(who) and who.player_id != player_id:
             raise grpc_errors.ServiceError(
                 grpc.StatusCode.PERMISSION_DENIED,

@@ -7,7 +7,8 @@ cannot be moved between games or reordered without breaking it.  The head hash o
 be exported and compared anywhere.
 
 Appends are one transaction: the events, the game's head, the request id that makes a retry
-harmless, and — when the append ends the game — the game's result and every player's running
+harmless (with a digest of the request's body: the same id with another body is refused),
+and — when the append ends the game — the game's result and every player's running
 total.  A wrong ``expected_seq`` raises :class:`SeqConflict`; the primary key (game_id, seq)
 guarantees that concurrent writers never both succeed at one sequence number.
 """
@@ -54,7 +55,9 @@ _INSERT_EVENTS = insert(events)
 _EVENT_COLUMNS = (
     "game_id", "seq", "type", "server_time", "actor", "cause", "visibility", "payload", "hash"
 )  # fmt: skip
-_REQUEST_COLUMNS = ("request_id", "game_id", "first_seq", "last_seq", "head_hash", "created_at")
+_REQUEST_COLUMNS = (
+    "request_id", "game_id", "first_seq", "last_seq", "head_hash", "created_at", "body_hash"
+)  # fmt: skip
 
 
 class _Driver:
@@ -95,7 +98,7 @@ class _Driver:
         self.advance = (
             f"WITH moved AS ({self.move_head} RETURNING game_id) "
             f"INSERT INTO append_requests ({', '.join(_REQUEST_COLUMNS)}) "
-            f"SELECT {mark}, game_id, {mark}, {mark}, {mark}, {mark} FROM moved "
+            f"SELECT {mark}, game_id, {mark}, {mark}, {mark}, {mark}, {mark} FROM moved "
             f"RETURNING pg_notify({mark}, game_id)"
         )
 
@@ -250,9 +253,14 @@ class EventStore:
         request_id: str,
         header: GameHeader | None = None,
         ending: GameEnding | None = None,
+        digest: bytes = b"",
+        expected_hash: bytes | None = None,
     ) -> AppendResult:
         """Append ``new_events`` after ``expected_seq`` (0 creates the game, with
-        ``header``).  Retrying the same ``request_id`` returns the first answer."""
+        ``header``).  Retrying the same ``request_id`` with the same request ``digest`` returns
+        the first answer; another digest under a used id is refused (REQUEST_ID_REUSED).
+        ``expected_hash``, when given, must be the head's hash too (the writer validated the
+        events against the game at that head)."""
         if not game_id or len(game_id) > 64:
             raise BadAppend("game_id must be 1–64 characters", "BAD_GAME_ID")
         if not request_id or len(request_id) > 128:
@@ -260,20 +268,23 @@ class EventStore:
         if not new_events:
             raise BadAppend("an append needs at least one event", "NO_EVENTS")
         try:
-            fast = self._fast_append(game_id, expected_seq, new_events, request_id, ending)
+            fast = self._fast_append(
+                game_id, expected_seq, new_events, request_id, ending, digest, expected_hash
+            )
             if fast is not None:
                 result = fast
             else:
                 result = self._slow_append(
-                    game_id, expected_seq, new_events, request_id, header, ending
-                )
+                    game_id, expected_seq, new_events, request_id, header, ending, digest,
+                    expected_hash,
+                )  # fmt: skip
         except (IntegrityError, self._driver.integrity_error, SeqConflict, BadAppend) as exc:
             self._forget(game_id)
             # A retry of an answered request finds the head moved on (or the game over), and a
             # concurrent writer may have got there first: either way, a request id already
             # answered gets its first answer.  Only a failed append pays for this look-up.
             with self.engine.connect() as conn:
-                done = self._replayed(conn, game_id, request_id)
+                done = self._replayed(conn, game_id, request_id, digest)
                 if done is not None:
                     return done
                 if not isinstance(exc, IntegrityError | self._driver.integrity_error):
@@ -300,10 +311,14 @@ class EventStore:
         request_id: str,
         header: GameHeader | None,
         ending: GameEnding | None,
+        digest: bytes,
+        expected_hash: bytes | None,
     ) -> AppendResult:
         """Any append, through SQLAlchemy: a new game, an ending, an unknown head."""
         with self.engine.begin() as conn:
-            result = self._append(conn, game_id, expected_seq, new_events, header, ending)
+            result = self._append(
+                conn, game_id, expected_seq, new_events, header, ending, expected_hash
+            )
             _cursor(conn).execute(
                 self._driver.insert_request,
                 self._driver.request_row(
@@ -314,6 +329,7 @@ class EventStore:
                         result.last_seq,
                         result.head_hash,
                         self.clock(),
+                        digest,
                     )
                 ),
             )
@@ -326,6 +342,8 @@ class EventStore:
         new_events: Sequence[NewEvent],
         request_id: str,
         ending: GameEnding | None,
+        digest: bytes,
+        expected_hash: bytes | None,
     ) -> AppendResult | None:
         """The append of a running game at the head this store last wrote, on a pooled
         DBAPI connection in a transaction of its own: no SQLAlchemy statement or transaction
@@ -337,11 +355,15 @@ class EventStore:
             cached = self._heads.get(game_id)
         if cached is None or cached[0] != expected_seq:
             return None
+        if expected_hash is not None and expected_hash != cached[1]:
+            return None
         now = self.clock()
-        rows, seq, digest = self._rows(game_id, cached, new_events, now)
+        rows, seq, head = self._rows(game_id, cached, new_events, now)
         driver = self._driver
-        request = driver.request_row((request_id, game_id, expected_seq + 1, seq, digest, now))
-        guard = (seq, digest, game_id, cached[0], cached[1])
+        request = driver.request_row(
+            (request_id, game_id, expected_seq + 1, seq, head, now, digest)
+        )
+        guard = (seq, head, game_id, cached[0], cached[1])
         raw = self.engine.raw_connection()
         try:
             cur = raw.cursor()
@@ -363,13 +385,20 @@ class EventStore:
             raise
         finally:
             raw.close()  # back to the pool
-        return AppendResult(expected_seq + 1, seq, digest)
+        return AppendResult(expected_seq + 1, seq, head)
 
     def _forget(self, game_id: str) -> None:
         with self._heads_lock:
             self._heads.pop(game_id, None)
 
-    def _replayed(self, conn: Connection, game_id: str, request_id: str) -> AppendResult | None:
+    def answered(self, game_id: str, request_id: str, digest: bytes) -> AppendResult | None:
+        """The first answer to ``request_id`` when it was answered (see :meth:`append`)."""
+        with self.engine.connect() as conn:
+            return self._replayed(conn, game_id, request_id, digest)
+
+    def _replayed(
+        self, conn: Connection, game_id: str, request_id: str, digest: bytes
+    ) -> AppendResult | None:
         row = conn.execute(
             select(append_requests).where(append_requests.c.request_id == request_id)
         ).first()
@@ -378,6 +407,13 @@ class EventStore:
         if row.game_id != game_id:
             raise BadAppend(
                 f"request_id {request_id!r} was used for game {row.game_id!r}",
+                "REQUEST_ID_REUSED",
+            )
+        # Rows written before the digest was kept (NULL) answer any body, as they did then.
+        if row.body_hash is not None and bytes(row.body_hash) != digest:
+            raise BadAppend(
+                f"request_id {request_id!r} was used for another append to {game_id!r} "
+                "(other events or another expected_seq): nothing was written",
                 "REQUEST_ID_REUSED",
             )
         return AppendResult(row.first_seq, row.last_seq, bytes(row.head_hash), replayed=True)
@@ -399,11 +435,17 @@ class EventStore:
         new_events: Sequence[NewEvent],
         header: GameHeader | None,
         ending: GameEnding | None,
+        expected_hash: bytes | None = None,
     ) -> AppendResult:
         now = self.clock()
         with self._heads_lock:
             cached = self._heads.get(game_id)
-        if ending is not None and cached is not None and cached[0] == expected_seq > 0:
+        if (
+            ending is not None
+            and cached is not None
+            and cached[0] == expected_seq > 0
+            and expected_hash in (None, cached[1])
+        ):
             # The head this process last wrote: one guarded UPDATE both checks it (sequence
             # number, hash and status, so a stale cache can never pass) and takes the row lock
             # that serialises writers, instead of a locking SELECT first.
@@ -442,6 +484,8 @@ class EventStore:
             ).scalar_one()
             if head[0] != expected_seq:
                 raise SeqConflict(game_id, expected_seq, head[0])
+            if expected_hash is not None and head[1] != expected_hash:
+                raise SeqConflict(game_id, expected_seq, -1)  # another log at that seq
             if status != "running":
                 raise BadAppend(f"game {game_id!r} is over ({status})", "GAME_OVER")
         rows, seq, digest = self._rows(game_id, head, new_events, now)

@@ -95,3 +95,35 @@ def test_redeal_seeds_differ_and_empty_seed_refused() -> None:
     assert deal_from_seed(v, "s") != deal_from_seed(v, redeal_seed("s", 1))
     with pytest.raises(ValueError):
         deal_from_seed(v, "")
+
+
+def _commitment_vectors() -> list[dict[str, str]]:
+    text = DOC.read_text(encoding="utf-8")
+    block = re.search(r"```commitments\n(.*?)\n```", text, re.S)
+    assert block is not None
+    return json.loads(block.group(1))  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("vec", _commitment_vectors(), ids=lambda v: v["game_id"])
+def test_published_commitment_vectors(vec: dict[str, str]) -> None:
+    from services.engine.rules import deal_commitment
+
+    assert deal_commitment(vec["game_id"], vec["seed"]) == vec["commitment"]
+    # And from the documented layout itself, independently of the library.
+    g = vec["game_id"].encode()
+    body = b"cardroom/deal-commitment/v1\x00" + len(g).to_bytes(8, "big") + g
+    assert hashlib.sha256(body + vec["seed"].encode()).hexdigest() == vec["commitment"]
+
+
+def test_a_game_bound_to_an_id_commits_to_its_deal_and_reveals_the_seed() -> None:
+    from services.engine import rules
+
+    state = rules.new_game("doudizhu3", seed="cardroom", game_id="g/1")
+    public = [e for e in rules.deal_events(state) if e.to is None]
+    assert public[0].data["commitment"] == rules.deal_commitment("g/1", "cardroom")
+    state, events = rules.apply(state, rules.Leave(1))
+    assert events[-1].type == "game_over" and events[-1].data["seed"] == "cardroom"
+    # Without a game id nothing changes: no commitment, no seed in game_over.
+    plain = rules.new_game("doudizhu3", seed="cardroom")
+    assert "commitment" not in rules.deal_events(plain)[-1].data
+    assert "seed" not in rules.apply(plain, rules.Leave(1))[1][-1].data

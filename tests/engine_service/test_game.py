@@ -32,17 +32,31 @@ def apply_error(stub: Any, state: Any, action: engine_pb2.Action) -> Any:
 
 
 def test_new_game_deals_events_in_the_envelope(stub: Any) -> None:
-    r = new_game(stub, view_seat=1, game_id="g-1", actor="table:7")
-    assert (r.state.game_id, r.state.seq) == ("g-1", 4)
-    assert [e.envelope.seq for e in r.events] == [1, 2, 3, 4]
+    r = new_game(
+        stub, view_seat=1, game_id="g-1", actor="table:7",
+        players=["alice", "bob", "bot:carol"], table=engine_pb2.TableRef(id="t7", game_no=3),
+    )  # fmt: skip
+    assert (r.state.game_id, r.state.seq) == ("g-1", 5)
+    assert [e.envelope.seq for e in r.events] == [1, 2, 3, 4, 5]
+    # seq 1: the header, for auditors only (its seed reveals every hand).
+    header = r.events[0]
+    assert header.type == "game_header"
+    assert header.envelope.visibility == common_pb2.VISIBILITY_AUDITOR
+    assert json.loads(header.data_json) == {
+        "game_id": "g-1", "variant": "doudizhu3", "rules_version": rules.RULES_VERSION,
+        "room": rules.Room().to_dict(), "deal": {"seed": "cardroom"}, "first_bidder": 0,
+        "players": ["alice", "bob", "bot:carol"], "table": {"id": "t7", "game_no": 3},
+    }  # fmt: skip
     private = [e for e in r.events if e.envelope.visibility == common_pb2.VISIBILITY_SEAT]
     assert [e.envelope.seat for e in private] == [0, 1, 2]
     assert r.events[-1].envelope.visibility == common_pb2.VISIBILITY_PUBLIC
-    assert json.loads(r.events[-1].data_json)["counts"] == [17, 17, 17]
+    public = json.loads(r.events[-1].data_json)
+    assert public["counts"] == [17, 17, 17]
+    assert public["commitment"] == rules.deal_commitment("g-1", "cardroom")
     assert r.events[0].envelope.actor == "table:7" and r.events[0].envelope.server_time.seconds
     assert r.public_view.phase == engine_pb2.PHASE_BIDDING and r.public_view.hand == ""
     assert len(rules.parse_cards(r.seat_view.hand)) == 17 and r.seat_view.seat == 1
-    assert json.loads(r.events[1].data_json)["hand"] == r.seat_view.hand
+    assert json.loads(r.events[2].data_json)["hand"] == r.seat_view.hand
     assert len(r.state.token) < 1024
 
 

@@ -64,13 +64,14 @@ class Running:
     stub: replay_pb2_grpc.ReplayServiceStub
 
 
-def start_server(db_url: str, policy: AccessPolicy = POLICY) -> Running:
+def start_server(db_url: str, policy: AccessPolicy = POLICY, access_log: bool = False) -> Running:
     """A replay server on port 0 in this process (a thread with its own event loop)."""
     servicer = ReplayServicer(EventStore(make_engine(db_url)), policy, poll_interval=0.1)
     spec = ServiceSpec("replay", lambda server, settings: add_to_server(server, servicer))
     settings = ServerSettings(
-        service="replay", port=0, workers=1, grace_s=0.5, log_level="warning", access_log=False
-    )
+        service="replay", port=0, workers=1, grace_s=0.5, log_level="warning",
+        access_log=access_log,
+    )  # fmt: skip
     server = BackgroundServer(spec, settings).start()
     channel = grpc.insecure_channel(server.target)
     return Running(server, servicer, channel, replay_pb2_grpc.ReplayServiceStub(channel))

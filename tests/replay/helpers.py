@@ -29,12 +29,13 @@ def record(variant: str = "doudizhu3", seed: str = "r/0", **extra: Any) -> dict[
     return rules.write_record(state, extra)
 
 
-def batches(rec: dict[str, Any]) -> list[list[common_pb2.Event]]:
-    """The appends of a game: header and deal, then one batch per action."""
+def batches(rec: dict[str, Any], game_id: str) -> list[list[common_pb2.Event]]:
+    """The appends of game ``game_id``: header and deal, then one batch per action."""
     loaded = rules.load_record(rec)
-    state = rules.initial_state(loaded)
+    state = rules.initial_state(loaded, game_id)
     players = rec.get("players") or []
-    header = {k: v for k, v in rec.items() if k not in ("actions", "result", "game_id")}
+    header = {k: v for k, v in rec.items() if k not in ("actions", "result")}
+    header["game_id"] = game_id
     out = [[header_event(header), *(rules_event(e) for e in rules.deal_events(state))]]
     for action in loaded.actions:
         state, produced = rules.apply(state, action)

@@ -44,7 +44,7 @@ R = replay_pb2
 def append_game(stub: object, game_id: str, rec: dict[str, object], upto: int | None = None) -> int:
     """Append a game batch by batch through gRPC; returns the head seq."""
     seq = 0
-    for i, batch in enumerate(batches(rec)[:upto]):
+    for i, batch in enumerate(batches(rec, game_id)[:upto]):
         resp = stub.AppendEvents(  # type: ignore[attr-defined]
             R.AppendEventsRequest(
                 game_id=game_id, expected_seq=seq, events=batch, request_id=f"{game_id}/{i}"
@@ -65,7 +65,7 @@ def refused(fn: object, *args: object, **kwargs: object) -> tuple[grpc.StatusCod
 def test_appends_are_idempotent_and_conflicts_are_aborted(replay: Running) -> None:
     stub = replay.stub
     rec = record(seed="a/1", players=PLAYERS)
-    parts = batches(rec)
+    parts = batches(rec, "g")
     first = stub.AppendEvents(
         R.AppendEventsRequest(game_id="g", expected_seq=0, events=parts[0], request_id="g/0"),
         metadata=W,
@@ -103,7 +103,7 @@ def test_appends_are_idempotent_and_conflicts_are_aborted(replay: Running) -> No
 
 
 def test_concurrent_appends_at_one_seq_never_both_succeed(replay: Running) -> None:
-    parts = batches(record(seed="a/2"))
+    parts = batches(record(seed="a/2"), "c")
     replay.stub.AppendEvents(
         R.AppendEventsRequest(game_id="c", expected_seq=0, events=parts[0], request_id="c/0"),
         metadata=W,
@@ -135,7 +135,7 @@ def test_concurrent_appends_at_one_seq_never_both_succeed(replay: Running) -> No
 
 def test_malformed_appends_are_refused_with_a_reason_and_field(replay: Running) -> None:
     stub = replay.stub
-    parts = batches(record(seed="a/3"))
+    parts = batches(record(seed="a/3"), "m")
 
     def append(events: list[common_pb2.Event], seq: int = 0, rid: str = "r") -> tuple:
         return refused(
@@ -159,7 +159,7 @@ def test_malformed_appends_are_refused_with_a_reason_and_field(replay: Running) 
     private.envelope.seat = 7
     assert append([parts[0][0], private]) == (grpc.StatusCode.INVALID_ARGUMENT, "NO_SUCH_SEAT")
     over = common_pb2.Event(type="game_over", data_json='{"settlement": {"status": "won"}}')
-    assert append([parts[0][0], over]) == (grpc.StatusCode.INVALID_ARGUMENT, "BAD_GAME_OVER")
+    assert append([parts[0][0], over]) == (grpc.StatusCode.FAILED_PRECONDITION, "EVENT_MISMATCH")
     assert refused(
         stub.AppendEvents, R.AppendEventsRequest(game_id="m", events=parts[0]), metadata=W
     ) == (grpc.StatusCode.INVALID_ARGUMENT, "MISSING_FIELD")
@@ -263,7 +263,7 @@ def test_a_stream_follows_a_game_appended_through_another_server(db_url: str) ->
     writer, reader = start_server(db_url), start_server(db_url)
     try:
         rec = record(seed="f/1", players=PLAYERS)
-        parts = batches(rec)
+        parts = batches(rec, "live")
         writer.stub.AppendEvents(
             R.AppendEventsRequest(game_id="live", events=parts[0], request_id="live/0"),
             metadata=W,
@@ -512,7 +512,7 @@ def test_player_totals_and_zheng_shangyou_titles(replay: Running) -> None:
 def test_who_reads_what(replay: Running) -> None:
     stub = replay.stub
     rec = record(seed="x/1", players=PLAYERS)
-    parts = batches(rec)
+    parts = batches(rec, "x")
     stub.AppendEvents(
         R.AppendEventsRequest(game_id="x", events=parts[0], request_id="x/0"), metadata=W
     )
@@ -593,10 +593,43 @@ def test_without_tokens_everything_is_allowed(db_url: str) -> None:
     upgrade(db_url)
     running = start_server(db_url, AccessPolicy())
     try:
-        parts = batches(record(seed="o/1"))
+        parts = batches(record(seed="o/1"), "o")
         running.stub.AppendEvents(
             R.AppendEventsRequest(game_id="o", events=parts[0], request_id="o/0")
         )
         assert running.stub.GetGame(R.GetGameRequest(game_id="o")).game.head_seq == len(parts[0])
     finally:
         stop_server(running)
+
+
+def test_verify_checks_the_deal_commitment_and_the_revealed_seed(
+    replay: Running, db_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A careful forger who rewrites the commitment (or the revealed seed) and recomputes the
+    chain is caught: the revealed seed must open the commitment for this game id, and deal
+    exactly the hands the deal events hold."""
+    rec = record(seed="c/1", players=PLAYERS)
+    for game_id, field in (("cm", "commitment"), ("cs", "seed")):
+        append_game(replay.stub, game_id, rec)
+        rows = replay.servicer.store.events(game_id)
+        kind = "deal" if field == "commitment" else "game_over"
+        target = next(
+            r.seq
+            for r in rows
+            if r.type == kind and field in json.loads(decode(r.payload).data_json)
+        )
+
+        def change(ev: common_pb2.Event, field: str = field) -> None:
+            data = json.loads(ev.data_json)
+            data[field] = "0" * 64 if field == "commitment" else "another seed"
+            ev.data_json = json.dumps(data)
+
+        _rewrite(replay, game_id, target, change)
+        result = replay.stub.VerifyGame(R.VerifyGameRequest(game_id=game_id), metadata=A)
+        assert result.chain_ok and not result.ok and result.first_bad_seq == target
+        assert result.reason == (
+            "COMMITMENT_MISMATCH" if field == "commitment" else "EVENT_MISMATCH"
+        )
+        status = cli_main(["replay", "verify", game_id, "--database", db_url])
+        out = json.loads(capsys.readouterr().out)
+        assert status == 1 and out["reason"] == result.reason

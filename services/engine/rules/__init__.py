@@ -37,7 +37,15 @@ from .cards import (
     sort_by_rank,
 )
 from .codec import action_from_dict, action_to_dict
-from .deal import DealSpec, ExplicitDeal, SeedDeal, deal_from_seed, first_bidder, redeal_seed
+from .deal import (
+    DealSpec,
+    ExplicitDeal,
+    SeedDeal,
+    deal_commitment,
+    deal_from_seed,
+    first_bidder,
+    redeal_seed,
+)
 from .errors import CardsNotInDeck, DoesNotBeat, NotAPattern, RecordError, RulesError
 from .game import apply, deal_events, legal_actions, new_game
 from .kinds import Kind, Wings
@@ -118,6 +126,7 @@ __all__ = [
     "choose_play",
     "classify",
     "count_plays",
+    "deal_commitment",
     "deal_events",
     "deal_from_seed",
     "first_bidder",

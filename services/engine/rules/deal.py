@@ -56,6 +56,7 @@ from .cards import SPADE_THREE
 from .variants import Variant
 
 SHUFFLE_DOMAIN: Final = b"cardroom/shuffle/v1"
+COMMITMENT_DOMAIN: Final = b"cardroom/deal-commitment/v1"
 FIRST_BIDDER_DOMAIN: Final = b"cardroom/first-bidder/v1"
 _TWO64: Final = 1 << 64
 
@@ -141,6 +142,18 @@ def deal_from_seed(v: Variant, seed: str) -> Deal:
 def first_bidder(seed: str, players: int) -> int:
     """The Dou Dizhu first bidder drawn from a game's seed (domain-separated from the shuffle)."""
     return _below(_stream(FIRST_BIDDER_DOMAIN, seed), players)
+
+
+def deal_commitment(game_id: str, seed: str) -> str:
+    """The commitment to a seeded game's deal (docs/deal-test-vectors.md), as 64 lowercase hex
+    digits: ``SHA-256(domain ‖ 0x00 ‖ uint64_be(len(g)) ‖ g ‖ utf8(seed))`` with the domain
+    ``cardroom/deal-commitment/v1`` and ``g`` the UTF-8 bytes of the game id.  The public deal
+    event carries it before the first bid; ``game_over`` reveals the seed, so anyone can check
+    that the cards were fixed for this game before anybody acted (every redeal's seed derives
+    from the game's seed, so one commitment covers them all)."""
+    g = game_id.encode("utf-8")
+    body = COMMITMENT_DOMAIN + b"\x00" + len(g).to_bytes(8, "big") + g + seed.encode("utf-8")
+    return hashlib.sha256(body).hexdigest()
 
 
 def redeal_seed(seed: str, deal_no: int) -> str:

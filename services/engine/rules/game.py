@@ -36,7 +36,14 @@ from .actions import (
     Timeout,
 )
 from .cards import RANK_OF, SPADE_THREE, format_cards
-from .deal import DealSpec, ExplicitDeal, SeedDeal, deal_from_seed, redeal_seed
+from .deal import (
+    DealSpec,
+    ExplicitDeal,
+    SeedDeal,
+    deal_commitment,
+    deal_from_seed,
+    redeal_seed,
+)
 from .deal import first_bidder as draw_first_bidder
 from .errors import RulesError
 from .kinds import Kind
@@ -79,6 +86,7 @@ def new_game(
     deal: ExplicitDeal | None = None,
     first_bidder: int | None = None,
     rules_version: int = RULES_VERSION,
+    game_id: str | None = None,
 ) -> GameState:
     """A new game, dealt and ready for its first action.
 
@@ -87,7 +95,11 @@ def new_game(
     one drawn from the seed; an explicit Dou Dizhu deal needs it.  ``rules_version``: the
     rules the game is played by (an old record's).  Raises :class:`IllegalAction`
     (``BAD_DEAL``, ``NO_SUCH_SEAT``) or :class:`VariantError` (a bad room, or version).
+    ``game_id`` (a non-empty string) binds the game's events to it: a seeded deal's public
+    event then carries :func:`~.deal.deal_commitment` and ``game_over`` reveals the seed.
     """
+    if game_id is not None and (not isinstance(game_id, str) or not game_id):
+        raise _illegal("BAD_DEAL", "a game id is a non-empty string")
     name = find_variant(variant).name if isinstance(variant, str) else variant.name
     room = room or Room()
     if rules_version not in RULES_VERSIONS:
@@ -154,6 +166,7 @@ def new_game(
         escaper=None,
         settlement=None,
         rules_version=rules_version,
+        game_id=game_id,
     )
 
 
@@ -200,6 +213,8 @@ def deal_events(state: GameState) -> list[Event]:
         public["first_bidder"] = state.first_bidder
     else:
         public["opener"] = state.opener
+    if state.game_id is not None and isinstance(state.deal, SeedDeal):
+        public["commitment"] = deal_commitment(state.game_id, state.deal.seed)
     events.append(Event("deal", None, public))
     return events
 
@@ -420,7 +435,10 @@ def _end(state: GameState, events: list[Event], **changes: Any) -> tuple[GameSta
     over = _evolve(state, phase=Phase.OVER, turn=None, **changes)
     settlement = _settle(over)
     object.__setattr__(over, "settlement", settlement)
-    events.append(Event("game_over", None, {"settlement": settlement.to_dict()}))
+    data: dict[str, Any] = {"settlement": settlement.to_dict()}
+    if over.game_id is not None and isinstance(over.deal, SeedDeal):
+        data["seed"] = over.deal.seed  # opens the commitment of the public deal event
+    events.append(Event("game_over", None, data))
     return over, events
 
 

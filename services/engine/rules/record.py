@@ -105,8 +105,8 @@ def load_record(data: Any) -> Record:
     return Record(base.name, version, room, deal, fb, parsed, extra)
 
 
-def initial_state(record: Record) -> GameState:
-    """The state of a record before its first action."""
+def initial_state(record: Record, game_id: str | None = None) -> GameState:
+    """The state of a record before its first action (bound to ``game_id`` when given)."""
     try:
         if isinstance(record.deal, ExplicitDeal):
             return new_game(
@@ -115,6 +115,7 @@ def initial_state(record: Record) -> GameState:
                 deal=record.deal,
                 first_bidder=record.first_bidder,
                 rules_version=record.rules_version,
+                game_id=game_id,
             )
         return new_game(
             record.variant,
@@ -122,6 +123,7 @@ def initial_state(record: Record) -> GameState:
             seed=record.deal.seed,
             first_bidder=record.first_bidder,
             rules_version=record.rules_version,
+            game_id=game_id,
         )
     except IllegalAction as exc:
         raise RecordError(str(exc), "deal") from None

@@ -87,6 +87,9 @@ class GameState:
     escaper: int | None
     settlement: Settlement | None
     rules_version: int = RULES_VERSION  # the rules the game is played by (RULES_VERSIONS)
+    #: The game's id when the caller gave one: a seeded deal then commits to (game id, seed)
+    #: in its public deal event, and ``game_over`` reveals the seed.
+    game_id: str | None = None
 
     # -------------------------------------------------------------- queries
     @property
@@ -162,6 +165,7 @@ class GameState:
             "deal_start": self.deal_start,
             "winner": self.winner,
             "escaper": self.escaper,
+            "game_id": self.game_id,
         }
 
     @classmethod
@@ -210,6 +214,7 @@ class GameState:
             escaper=data["escaper"],
             settlement=None,
             rules_version=version,
+            game_id=data.get("game_id"),
         )
         if state.phase is Phase.OVER:
             object.__setattr__(state, "settlement", settle(state))

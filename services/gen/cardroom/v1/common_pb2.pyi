@@ -23,6 +23,7 @@ class Visibility(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     VISIBILITY_UNSPECIFIED: _ClassVar[Visibility]
     VISIBILITY_PUBLIC: _ClassVar[Visibility]
     VISIBILITY_SEAT: _ClassVar[Visibility]
+    VISIBILITY_AUDITOR: _ClassVar[Visibility]
 CAUSE_UNSPECIFIED: Cause
 CAUSE_PLAYER: Cause
 CAUSE_TIMEOUT: Cause
@@ -32,6 +33,7 @@ CAUSE_DISCONNECT: Cause
 VISIBILITY_UNSPECIFIED: Visibility
 VISIBILITY_PUBLIC: Visibility
 VISIBILITY_SEAT: Visibility
+VISIBILITY_AUDITOR: Visibility
 
 class EventEnvelope(_message.Message):
     __slots__ = ("game_id", "seq", "server_time", "actor", "cause", "turn_deadline", "visibility", "seat")

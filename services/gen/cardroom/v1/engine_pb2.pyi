@@ -179,7 +179,7 @@ class Settlement(_message.Message):
     def __init__(self, status: _Optional[_Union[GameStatus, str]] = ..., scores: _Optional[_Iterable[int]] = ..., stake: _Optional[int] = ..., landlord: _Optional[int] = ..., winner: _Optional[int] = ..., escaper: _Optional[int] = ..., bid: _Optional[int] = ..., base: _Optional[int] = ..., factors: _Optional[_Iterable[_Union[Factor, _Mapping]]] = ..., multiplier_before_cap: _Optional[int] = ..., multiplier: _Optional[int] = ..., steps: _Optional[_Iterable[_Union[SettlementStep, _Mapping]]] = ..., settlement_json: _Optional[str] = ...) -> None: ...
 
 class NewGameRequest(_message.Message):
-    __slots__ = ("variant", "room", "deal", "first_bidder", "game_id", "view_seat", "actor")
+    __slots__ = ("variant", "room", "deal", "first_bidder", "game_id", "view_seat", "actor", "players", "table")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     ROOM_FIELD_NUMBER: _ClassVar[int]
     DEAL_FIELD_NUMBER: _ClassVar[int]
@@ -187,6 +187,8 @@ class NewGameRequest(_message.Message):
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     VIEW_SEAT_FIELD_NUMBER: _ClassVar[int]
     ACTOR_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    TABLE_FIELD_NUMBER: _ClassVar[int]
     variant: str
     room: _common_pb2.Room
     deal: Deal
@@ -194,7 +196,17 @@ class NewGameRequest(_message.Message):
     game_id: str
     view_seat: int
     actor: str
-    def __init__(self, variant: _Optional[str] = ..., room: _Optional[_Union[_common_pb2.Room, _Mapping]] = ..., deal: _Optional[_Union[Deal, _Mapping]] = ..., first_bidder: _Optional[int] = ..., game_id: _Optional[str] = ..., view_seat: _Optional[int] = ..., actor: _Optional[str] = ...) -> None: ...
+    players: _containers.RepeatedScalarFieldContainer[str]
+    table: TableRef
+    def __init__(self, variant: _Optional[str] = ..., room: _Optional[_Union[_common_pb2.Room, _Mapping]] = ..., deal: _Optional[_Union[Deal, _Mapping]] = ..., first_bidder: _Optional[int] = ..., game_id: _Optional[str] = ..., view_seat: _Optional[int] = ..., actor: _Optional[str] = ..., players: _Optional[_Iterable[str]] = ..., table: _Optional[_Union[TableRef, _Mapping]] = ...) -> None: ...
+
+class TableRef(_message.Message):
+    __slots__ = ("id", "game_no")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_NO_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    game_no: int
+    def __init__(self, id: _Optional[str] = ..., game_no: _Optional[int] = ...) -> None: ...
 
 class NewGameResponse(_message.Message):
     __slots__ = ("state", "events", "public_view", "seat_view")

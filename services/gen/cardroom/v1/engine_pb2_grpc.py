@@ -113,11 +113,18 @@ class EngineServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def NewGame(self, request, context):
-        """Deal a new game (from a seed, or an explicit deal) in a room.  Returns its first token,
-        the deal events (one private "deal" event per seat with its hand, and a public one with
-        the counts) and the public view (plus one seat's view when view_seat is set).
+        """Deal a new game (from a seed, or an explicit deal) in a room.  Returns its first token
+        and the game's first events, ready to append to the replay store as they are: seq 1 is
+        the "game_header" (the game record of DESIGN.md without actions, with game_id, players
+        and table; VISIBILITY_AUDITOR, since its seed reveals every hand), then the deal events
+        (one private "deal" event per seat with its hand, and a public one with the counts and,
+        for a seeded deal, "commitment": SHA-256 over the game id and the seed, see
+        docs/deal-test-vectors.md; game_over reveals the seed).  Also the public view (plus one
+        seat's view when view_seat is set).  Ids (game_id, players, table.id, actor) are 1–64
+        (game, table) or 1–128 (player) printable characters (services/common/limits.py).
         Errors: MISSING_FIELD (variant, deal), UNKNOWN_VARIANT, INVALID_ROOM (room.*),
-        INVALID_OVERRIDE (room.overrides_json.*), INVALID_FIELD (game_id, deal.seed),
+        INVALID_OVERRIDE (room.overrides_json.*), INVALID_FIELD (game_id, deal.seed, players,
+        players[i], table.id, table.game_no, actor),
         INVALID_CARDS (deal.explicit.*), BAD_DEAL (deal), NO_SUCH_SEAT (first_bidder,
         view_seat, deal.explicit.opener).
         """
@@ -130,7 +137,8 @@ class EngineServiceServicer:
         from the token's seq), the public view, one seat's view when asked, and the settlement
         when the game ends.  A refused action leaves the game as it was (keep the old token).
         Errors: MISSING_FIELD (state, state.token, action, action.kind),
-        STATE_TOKEN_INVALID (state), NO_SUCH_SEAT (action.seat, view_seat),
+        STATE_TOKEN_INVALID (state), INVALID_FIELD (actor, cause),
+        NO_SUCH_SEAT (action.seat, view_seat),
         INVALID_CARDS (action.play.cards), CARDS_NOT_IN_DECK, NOT_A_PATTERN, BAD_BID,
         BAD_ACTION, and FAILED_PRECONDITION: NOT_YOUR_TURN, CARDS_NOT_IN_HAND, DOES_NOT_BEAT,
         MUST_LEAD, MUST_HOLD_SPADE_THREE, BID_TOO_LOW, MUST_BID, WRONG_PHASE, GAME_OVER.
