@@ -8,6 +8,7 @@ may surface as INTERNAL or UNKNOWN.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 from collections import OrderedDict
@@ -100,6 +101,10 @@ def variant_message(v: rules.Variant) -> engine_pb2.Variant:
             getattr(msg, key).extend(value)
         else:
             setattr(msg, key, value)
+    # The timers moved to the room's table settings (not rules); their defaults stay here so
+    # callers of ListVariants keep finding them (engine.proto says where they went).
+    for key, value in dataclasses.asdict(rules.TableSettings()).items():
+        setattr(msg, key, value)
     return msg
 
 
@@ -129,7 +134,9 @@ def room_of(msg: common_pb2.Room, field: str = "room") -> rules.Room:
     try:
         return rules.Room.from_dict(data)
     except rules.VariantError as exc:
-        raise invalid("INVALID_ROOM", str(exc), f"{field}.{exc.field}") from None
+        # A table setting arrives in overrides_json; stake and the bounds in their own fields.
+        where = f"{field}.overrides_json" if exc.field in rules.TABLE_FIELDS else field
+        raise invalid("INVALID_ROOM", str(exc), f"{where}.{exc.field}") from None
 
 
 def variant_in_room(
