@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 
+from services.common.reasons import RulesReason, ServiceReason
 from services.engine import rules
 
 from . import grpc_errors, limits
@@ -26,22 +27,20 @@ MAX_JSON = 64 * 1024
 #: state (or the play to beat) and is FAILED_PRECONDITION.
 INVALID_REASONS = frozenset(
     {
-        "MISSING_FIELD",
-        "INVALID_FIELD",
-        "UNKNOWN_VARIANT",
-        "INVALID_OVERRIDE",
-        "INVALID_ROOM",
-        "INVALID_CARDS",
-        "CARDS_NOT_IN_DECK",
-        "NOT_A_PATTERN",
-        "INVALID_DEAL",
-        "INVALID_RECORD",
-        "NO_SUCH_SEAT",
-        "BAD_DEAL",
-        "BAD_ACTION",
-        "BAD_BID",
-        "BAD_RECORD",
-        "STATE_TOKEN_INVALID",
+        ServiceReason.MISSING_FIELD,
+        ServiceReason.INVALID_FIELD,
+        ServiceReason.UNKNOWN_VARIANT,
+        RulesReason.INVALID_OVERRIDE,
+        RulesReason.INVALID_ROOM,
+        RulesReason.INVALID_CARDS,
+        RulesReason.CARDS_NOT_IN_DECK,
+        RulesReason.NOT_A_PATTERN,
+        RulesReason.NO_SUCH_SEAT,
+        RulesReason.BAD_DEAL,
+        RulesReason.BAD_ACTION,
+        RulesReason.BAD_BID,
+        RulesReason.BAD_RECORD,
+        ServiceReason.STATE_TOKEN_INVALID,
     }
 )
 
@@ -53,12 +52,12 @@ def rules_error(exc: Exception, field: str | None = None) -> ServiceError:
     if isinstance(exc, ServiceError):
         return exc
     if isinstance(exc, rules.CardParseError):
-        return invalid("INVALID_CARDS", str(exc), field)
+        return invalid(RulesReason.INVALID_CARDS, str(exc), field)
     if isinstance(exc, rules.VariantError):
         if exc.field == "variant":
-            return invalid("UNKNOWN_VARIANT", str(exc), field or "variant")
+            return invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), field or "variant")
         path = f"{field}.{exc.field}" if field and exc.field else field or exc.field or None
-        return invalid("INVALID_OVERRIDE", str(exc), path)
+        return invalid(RulesReason.INVALID_OVERRIDE, str(exc), path)
     if isinstance(exc, rules.ReplayError):
         where = f"actions[{exc.index}]"
         meta = {"index": str(exc.index), "seat": str(exc.seat)}
@@ -74,7 +73,7 @@ def rules_error(exc: Exception, field: str | None = None) -> ServiceError:
         if exc.reason in INVALID_REASONS:
             return invalid(exc.reason, str(exc), field)
         return grpc_errors.failed(exc.reason, str(exc), field)
-    return invalid("INVALID_FIELD", str(exc), field)
+    return invalid(ServiceReason.INVALID_FIELD, str(exc), field)
 
 
 def limited(exc: limits.LimitError) -> ServiceError:
@@ -92,7 +91,9 @@ def text(value: str, field: str, *, required: bool = True, limit: int = MAX_TEXT
     return value
 
 
-def json_object(raw: str, field: str, *, reason: str = "INVALID_FIELD") -> dict[str, Any]:
+def json_object(
+    raw: str, field: str, *, reason: str = ServiceReason.INVALID_FIELD
+) -> dict[str, Any]:
     if not raw.strip():
         return {}
     if len(raw) > MAX_JSON:
@@ -111,4 +112,4 @@ def cards_of(value: str, field: str, *, required: bool = True) -> tuple[rules.Ca
     try:
         return rules.parse_cards(value)
     except rules.CardParseError as exc:
-        raise invalid("INVALID_CARDS", str(exc), field) from None
+        raise invalid(RulesReason.INVALID_CARDS, str(exc), field) from None

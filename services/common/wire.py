@@ -22,6 +22,7 @@ from cardroom.v1 import (
 )
 from google.protobuf import timestamp_pb2
 
+from services.common.reasons import RulesReason
 from services.engine import rules
 
 from .fields import cards_of, text
@@ -188,11 +189,11 @@ def action_of(msg: engine_pb2.Action, field: str = "action") -> rules.Action:
         raise missing(f"{field}.kind")
     if kind == "bid":
         if not 1 <= msg.bid <= 3:
-            raise invalid("BAD_BID", f"a bid is 1, 2 or 3, not {msg.bid}", f"{field}.bid")
+            raise invalid(RulesReason.BAD_BID, f"a bid is 1, 2 or 3, not {msg.bid}", f"{field}.bid")
         return rules.Bid(seat, msg.bid)
     if kind == "pass":
         if not getattr(msg, "pass"):  # a Python keyword: no attribute syntax
-            raise invalid("BAD_ACTION", "pass must be true", f"{field}.pass")
+            raise invalid(RulesReason.BAD_ACTION, "pass must be true", f"{field}.pass")
         return rules.Pass(seat)
     if kind == "play":
         cards = cards_of(msg.play.cards, f"{field}.play.cards")
@@ -202,7 +203,7 @@ def action_of(msg: engine_pb2.Action, field: str = "action") -> rules.Action:
         return rules.SetAutoplay(seat, msg.autoplay)
     flag: bool = getattr(msg, kind)
     if not flag:
-        raise invalid("BAD_ACTION", f"{kind} must be true", f"{field}.{kind}")
+        raise invalid(RulesReason.BAD_ACTION, f"{kind} must be true", f"{field}.{kind}")
     if kind == "show_hand":
         return rules.ShowHand(seat)
     if kind == "leave":

@@ -19,6 +19,7 @@ import grpc
 from services.common import grpc_errors, limits, wire
 from services.common.fields import MAX_JSON, cards_of, json_object, limited, rules_error, text
 from services.common.grpc_errors import ServiceError, invalid, missing
+from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import (
     action_message,
     action_of,
@@ -65,10 +66,8 @@ def check_players(request: engine_pb2.NewGameRequest, v: rules.Variant) -> None:
     except limits.LimitError as exc:
         raise limited(exc) from None
     if request.players and len(request.players) != v.players:
-        raise invalid(
-            "INVALID_FIELD", f"{v.name} seats {v.players} players, not {len(request.players)}",
-            "players",
-        )  # fmt: skip
+        seats = f"{v.name} seats {v.players} players, not {len(request.players)}"
+        raise invalid(ServiceReason.INVALID_FIELD, seats, "players")
 
 
 def variant_of(name: str, overrides_json: str, field: str = "variant") -> rules.Variant:
@@ -76,16 +75,20 @@ def variant_of(name: str, overrides_json: str, field: str = "variant") -> rules.
     try:
         v = rules.variant(name)
     except rules.VariantError as exc:
-        raise invalid("UNKNOWN_VARIANT", str(exc), field) from None
-    overrides = json_object(overrides_json, "overrides_json", reason="INVALID_OVERRIDE")
+        raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), field) from None
+    overrides = json_object(overrides_json, "overrides_json", reason=RulesReason.INVALID_OVERRIDE)
     if not overrides:
         return v
     try:
         return v.override(overrides)
     except rules.VariantError as exc:
-        raise invalid("INVALID_OVERRIDE", str(exc), f"overrides_json.{exc.field}") from None
+        raise invalid(
+            RulesReason.INVALID_OVERRIDE, str(exc), f"overrides_json.{exc.field}"
+        ) from None
     except (TypeError, ValueError) as exc:  # a value of the wrong JSON shape
-        raise invalid("INVALID_OVERRIDE", f"bad override: {exc}", "overrides_json") from None
+        raise invalid(
+            RulesReason.INVALID_OVERRIDE, f"bad override: {exc}", "overrides_json"
+        ) from None
 
 
 def variant_message(v: rules.Variant) -> engine_pb2.Variant:
@@ -111,18 +114,18 @@ def variant_message(v: rules.Variant) -> engine_pb2.Variant:
 # --------------------------------------------------------------------------- games
 def seat_of(value: int, v: rules.Variant, field: str) -> int:
     if not 0 <= value < v.players:
-        raise invalid("NO_SUCH_SEAT", f"{field} {value} is not a seat of {v.name}", field)
+        raise invalid(RulesReason.NO_SUCH_SEAT, f"{field} {value} is not a seat of {v.name}", field)
     return value
 
 
 def room_of(msg: common_pb2.Room, field: str = "room") -> rules.Room:
     data: dict[str, Any] = json_object(
-        msg.overrides_json, f"{field}.overrides_json", reason="INVALID_OVERRIDE"
+        msg.overrides_json, f"{field}.overrides_json", reason=RulesReason.INVALID_OVERRIDE
     )
     for name in ("stake", "max_multiplier", "escape_multiplier"):
         if name in data:
             raise invalid(
-                "INVALID_OVERRIDE",
+                RulesReason.INVALID_OVERRIDE,
                 f"{name} is a room field, not a variant override",
                 f"{field}.overrides_json.{name}",
             )
@@ -136,7 +139,7 @@ def room_of(msg: common_pb2.Room, field: str = "room") -> rules.Room:
     except rules.VariantError as exc:
         # A table setting arrives in overrides_json; stake and the bounds in their own fields.
         where = f"{field}.overrides_json" if exc.field in rules.TABLE_FIELDS else field
-        raise invalid("INVALID_ROOM", str(exc), f"{where}.{exc.field}") from None
+        raise invalid(RulesReason.INVALID_ROOM, str(exc), f"{where}.{exc.field}") from None
 
 
 def variant_in_room(
@@ -150,17 +153,17 @@ def variant_in_room(
     try:
         base = rules.variant(name)
     except rules.VariantError as exc:
-        raise invalid("UNKNOWN_VARIANT", str(exc), field) from None
+        raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), field) from None
     try:
         return room.variant_for(base.name)
     except rules.VariantError as exc:
         if exc.field in rules.ROOM_FIELDS:
-            raise invalid("INVALID_ROOM", str(exc), f"{room_field}.{exc.field}") from None
+            raise invalid(RulesReason.INVALID_ROOM, str(exc), f"{room_field}.{exc.field}") from None
         path = f"{room_field}.overrides_json" + (f".{exc.field}" if exc.field else "")
-        raise invalid("INVALID_OVERRIDE", str(exc), path) from None
+        raise invalid(RulesReason.INVALID_OVERRIDE, str(exc), path) from None
     except (TypeError, ValueError) as exc:
         path = f"{room_field}.overrides_json"
-        raise invalid("INVALID_OVERRIDE", f"bad override: {exc}", path) from None
+        raise invalid(RulesReason.INVALID_OVERRIDE, f"bad override: {exc}", path) from None
 
 
 def deal_of(msg: engine_pb2.Deal, field: str = "deal") -> dict[str, Any]:
@@ -255,7 +258,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             try:
                 rules.parse_reading(reading)
             except rules.NotAPattern as exc:
-                raise invalid("NOT_A_PATTERN", str(exc), "reading") from None
+                raise invalid(RulesReason.NOT_A_PATTERN, str(exc), "reading") from None
         last: rules.Pattern | None = None
         if request.last.strip():
             try:
@@ -355,7 +358,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         try:
             state = rules.new_game(v.name, room, first_bidder=first_bidder, game_id=game_id, **deal)
         except rules.RulesError as exc:
-            raise rules_error(exc, "deal" if exc.reason == "BAD_DEAL" else None) from None
+            raise rules_error(exc, "deal" if exc.reason == RulesReason.BAD_DEAL else None) from None
         # seq 1 is the header (auditors only: its seed reveals every hand), then the deal.
         header = wire.header_message(
             header_of(request, state, game_id), game_id=game_id, actor=actor, server_time=wire.now()
@@ -393,7 +396,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         try:
             new, events = rules.apply(state, action)
         except rules.RulesError as exc:
-            field = "action.seat" if exc.reason == "NO_SUCH_SEAT" else "action"
+            field = "action.seat" if exc.reason == RulesReason.NO_SUCH_SEAT else "action"
             raise rules_error(exc, field) from None
         game_id, seq = request.state.game_id, request.state.seq
         cause = request.cause
@@ -437,7 +440,9 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             raise missing("seat")
         seat = seat_of(request.seat, state.variant, "seat")
         if state.over:
-            raise grpc_errors.failed("GAME_OVER", f"the game is over ({state.status.value})")
+            raise grpc_errors.failed(
+                RulesReason.GAME_OVER, f"the game is over ({state.status.value})"
+            )
         hint = rules.hint(rules.seat_view(state, seat))
         response = engine_pb2.GetHintResponse()
         if hint is not None:
@@ -467,7 +472,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
                 data: Any = json.loads(request.record_json)
             except (ValueError, RecursionError) as exc:
                 raise invalid(
-                    "BAD_RECORD", f"record_json is not JSON: {exc}", "record_json"
+                    RulesReason.BAD_RECORD, f"record_json is not JSON: {exc}", "record_json"
                 ) from None
         else:
             data = record_of(request.structured)
@@ -479,7 +484,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             raise rules_error(exc, "record") from None
         if state.settlement is None:
             raise grpc_errors.failed(
-                "GAME_NOT_OVER", "the record ends before the game does", "record"
+                ServiceReason.GAME_NOT_OVER, "the record ends before the game does", "record"
             )
         return engine_pb2.SettleResponse(
             settlement=settlement_message(state.settlement),

@@ -12,14 +12,14 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import RulesError
+from .errors import Reason, RulesError
 
 
 class IllegalAction(RulesError):
     """An action the rules refuse; ``reason`` is its machine-readable code (``NOT_YOUR_TURN``,
     ``MUST_BID``, …).  The state it was applied to is unchanged (states are immutable)."""
 
-    reason = "ILLEGAL_ACTION"
+    reason = Reason.ILLEGAL_ACTION
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

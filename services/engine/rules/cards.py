@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from .errors import RulesError
+from .errors import Reason, RulesError
 
 # Rank indices, low to high.  Chains and comparisons work on these ints.
 RANK_NAMES: Final = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2", "BJ", "RJ")
@@ -38,7 +38,7 @@ _SUIT_BY_NAME: Final = {name: i for i, name in enumerate(SUIT_NAMES)}
 class CardParseError(RulesError):
     """A card list could not be parsed; names the bad token and its position (0-based)."""
 
-    reason = "INVALID_CARDS"
+    reason = Reason.INVALID_CARDS
 
     def __init__(self, token: str, position: int, text: str) -> None:
         self.token = token

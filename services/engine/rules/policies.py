@@ -41,7 +41,7 @@ from collections.abc import Sequence
 
 from .actions import Action, Bid, Pass, PlayCards
 from .cards import ACE, CARDS, RANK_OF, TWO
-from .errors import RulesError
+from .errors import Reason, RulesError
 from .kinds import SHAPES, Kind
 from .moves import legal_plays
 from .patterns import Pattern, Play, beats, bomb_pattern, classify, rocket_pattern
@@ -207,7 +207,7 @@ def autoplay_action(view: SeatView, by: str | None = "autoplay") -> Action:
     as an action to apply.  The view is all it reads: a timeout, a bot and a hint agree."""
     seat = view.seat
     if seat is None or seat != view.turn or view.hand is None:
-        raise RulesError(f"seat {seat} is not to move", "NOT_YOUR_TURN")
+        raise RulesError(f"seat {seat} is not to move", Reason.NOT_YOUR_TURN)
     if view.phase is Phase.BIDDING:
         amount = auto_bid(view.variant, view.hand, view.bid, view.must_bid)
         return Bid(seat, amount, by) if amount else Pass(seat, by)

@@ -20,7 +20,7 @@ from functools import cached_property
 from typing import Any, Final, NamedTuple
 
 from .cards import ACE, BLACK_JOKER, FOUR, NUM_RANKS, RED_JOKER, THREE, TWO
-from .errors import RulesError
+from .errors import Reason, RulesError
 from .kinds import SHAPED_KINDS, SHAPES, Kind, Wings
 
 #: The rules version stored with every game; bumped whenever any rule, the shuffle or the
@@ -81,7 +81,7 @@ _ELSEWHERE: Final = {
 class VariantError(RulesError):
     """An unknown variant name, or a bad room override; ``field`` names the culprit."""
 
-    reason = "INVALID_OVERRIDE"
+    reason = Reason.INVALID_OVERRIDE
 
     def __init__(self, message: str, field: str = "") -> None:
         self.field = field
