@@ -38,14 +38,12 @@ __all__ = [
 ]
 
 # --------------------------------------------------------------------------- events
-HEADER: Final = "game_header"
-GAME_OVER: Final = "game_over"
+HEADER: Final = rules.EventType.GAME_HEADER
+GAME_OVER: Final = rules.EventType.GAME_OVER
 #: Events that are a seat's action (re-executed); every other type is a result of one.
-ACTION_TYPES: Final = frozenset({"bid", "pass", "play", "show_hand", "leave", "autoplay"})
+ACTION_TYPES: Final = frozenset(t for t in rules.EventType if t.is_action)
 #: Every event type a game's log may hold: the header and what the rules produce.
-EVENT_TYPES: Final = ACTION_TYPES | {
-    HEADER, GAME_OVER, "deal", "landlord", "bottom", "new_trick", "redeal",
-}  # fmt: skip
+EVENT_TYPES: Final = frozenset(rules.EventType)
 #: The record's "by" of an action, from its event's cause (DESIGN.md action forms), and back.
 BY_OF_CAUSE: Final = {
     common_pb2.CAUSE_TIMEOUT: "timeout",

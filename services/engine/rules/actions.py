@@ -9,6 +9,7 @@ rules treat it like any other action, and records keep it.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Mapping
 from typing import Any
 
@@ -75,6 +76,42 @@ class Timeout:
 
 
 Action = Bid | Pass | PlayCards | ShowHand | Leave | SetAutoplay | Timeout
+
+
+class EventType(enum.StrEnum):
+    """Every type of event a game's log holds: its header, then what the rules produce (a
+    ``str``: ``EventType.PLAY == "play"``)."""
+
+    GAME_HEADER = "game_header"  # a game's first event: its record without actions
+    DEAL = "deal"
+    BID = "bid"
+    PASS = "pass"
+    LANDLORD = "landlord"
+    BOTTOM = "bottom"
+    SHOW_HAND = "show_hand"
+    PLAY = "play"
+    NEW_TRICK = "new_trick"
+    AUTOPLAY = "autoplay"
+    LEAVE = "leave"
+    REDEAL = "redeal"
+    GAME_OVER = "game_over"
+
+    @property
+    def is_action(self) -> bool:
+        """Whether an event of this type is a seat's action (the rest are its results)."""
+        return self in _ACTION_EVENTS
+
+
+_ACTION_EVENTS = frozenset(
+    {
+        EventType.BID,
+        EventType.PASS,
+        EventType.PLAY,
+        EventType.SHOW_HAND,
+        EventType.LEAVE,
+        EventType.AUTOPLAY,
+    }
+)
 
 
 @dataclasses.dataclass(frozen=True)

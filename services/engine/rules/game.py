@@ -10,7 +10,7 @@ A timeout plays the auto-play move, chosen from the seat's view like any bot's.
 >>> s.phase.value, s.turn, [len(h) for h in s.hands]
 ('bidding', 0, [17, 17, 17])
 >>> s, events = apply(s, Bid(0, 3))
->>> s.phase.value, s.landlord, len(s.hands[0]), [e.type for e in events]
+>>> s.phase.value, s.landlord, len(s.hands[0]), [e.type.value for e in events]
 ('play', 0, 20, ['bid', 'landlord'])
 >>> apply(s, Pass(0))
 Traceback (most recent call last):
@@ -27,6 +27,7 @@ from .actions import (
     Action,
     Bid,
     Event,
+    EventType,
     IllegalAction,
     Leave,
     Pass,
@@ -202,7 +203,8 @@ def deal_events(state: GameState) -> list[Event]:
     """The events of the current deal: one private event per seat with its hand, and a
     public one with the counts (and the first bidder or the opener)."""
     events = [
-        Event("deal", None, {"hand": format_cards(h)}, to=s) for s, h in enumerate(state.hands)
+        Event(EventType.DEAL, None, {"hand": format_cards(h)}, to=s)
+        for s, h in enumerate(state.hands)
     ]
     public: dict[str, Any] = {
         "deal_no": state.deal_no,
@@ -215,7 +217,7 @@ def deal_events(state: GameState) -> list[Event]:
         public["opener"] = state.opener
     if state.game_id is not None and isinstance(state.deal, SeedDeal):
         public["commitment"] = deal_commitment(state.game_id, state.deal.seed)
-    events.append(Event("deal", None, public))
+    events.append(Event(EventType.DEAL, None, public))
     return events
 
 
@@ -235,7 +237,7 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
         flags = list(state.autoplay)
         flags[seat] = action.on
         new = _evolve(state, autoplay=tuple(flags), log=(*state.log, action))
-        return new, [Event("autoplay", seat, {"on": action.on})]
+        return new, [Event(EventType.AUTOPLAY, seat, {"on": action.on})]
     if seat != state.turn:
         raise _illegal(Reason.NOT_YOUR_TURN, f"seat {seat} is not to move (seat {state.turn} is)")
     if isinstance(action, Timeout):
@@ -269,7 +271,7 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
                 Reason.WRONG_PHASE, "the landlord may show his hand only before his lead"
             )
         new = _evolve(state, shown=True, phase=Phase.PLAY, log=(*state.log, action))
-        return new, [Event("show_hand", seat, {"hand": format_cards(state.hands[seat])})]
+        return new, [Event(EventType.SHOW_HAND, seat, {"hand": format_cards(state.hands[seat])})]
     raise _illegal(Reason.BAD_ACTION, f"not an action: {action!r}")  # pragma: no cover
 
 
@@ -283,7 +285,11 @@ def _bid(state: GameState, action: Bid | Pass, amount: int) -> tuple[GameState, 
             raise _illegal(Reason.BID_TOO_LOW, f"a bid must be above the highest bid {state.bid}")
     bids = (*state.bids, (seat, amount))
     log = (*state.log, action)
-    events = [Event("bid", seat, {"amount": amount}) if amount else Event("pass", seat, {})]
+    events = [
+        Event(EventType.BID, seat, {"amount": amount})
+        if amount
+        else Event(EventType.PASS, seat, {})
+    ]
     bid, bidder = (amount, seat) if amount else (state.bid, state.bidder)
     ends = (amount == 3 and v.bid_three_ends_bidding) or len(bids) == v.players
     if not ends:
@@ -309,10 +315,10 @@ def _bid(state: GameState, action: Bid | Pass, amount: int) -> tuple[GameState, 
     )
     bottom = format_cards(state.bottom)
     if v.bottom_public:
-        events.append(Event("landlord", bidder, {"bid": bid, "bottom": bottom}))
+        events.append(Event(EventType.LANDLORD, bidder, {"bid": bid, "bottom": bottom}))
     else:
-        events.append(Event("landlord", bidder, {"bid": bid}))
-        events.append(Event("bottom", bidder, {"bottom": bottom}, to=bidder))
+        events.append(Event(EventType.LANDLORD, bidder, {"bid": bid}))
+        events.append(Event(EventType.BOTTOM, bidder, {"bottom": bottom}, to=bidder))
     return new, events
 
 
@@ -338,7 +344,7 @@ def _all_passed(
         deal_start=len(log),
         turn=state.first_bidder,
     )
-    events.append(Event("redeal", None, {"deal_no": deal_no}))
+    events.append(Event(EventType.REDEAL, None, {"deal_no": deal_no}))
     events.extend(deal_events(new))
     return new, events
 
@@ -384,7 +390,7 @@ def _play(state: GameState, action: PlayCards) -> tuple[GameState, list[Event]]:
     sorted_cards = tuple(sorted(cards))
     events = [
         Event(
-            "play",
+            EventType.PLAY,
             seat,
             {"cards": format_cards(sorted_cards), "pattern": pattern.reading, "left": len(rest)},
         )
@@ -411,11 +417,11 @@ def _pass(state: GameState, action: Pass) -> tuple[GameState, list[Event]]:
     seat = action.seat
     n = state.variant.players
     passes = state.passes + 1
-    events = [Event("pass", seat, {})]
+    events = [Event(EventType.PASS, seat, {})]
     log = (*state.log, action)
     if passes == n - 1:
         leader = state.last_seat
-        events.append(Event("new_trick", leader, {}))
+        events.append(Event(EventType.NEW_TRICK, leader, {}))
         new = _evolve(state, passes=0, last=None, last_seat=None, turn=leader, log=log)
     else:
         new = _evolve(state, passes=passes, turn=(seat + 1) % n, log=log)
@@ -423,7 +429,7 @@ def _pass(state: GameState, action: Pass) -> tuple[GameState, list[Event]]:
 
 
 def _leave(state: GameState, action: Leave) -> tuple[GameState, list[Event]]:
-    events = [Event("leave", action.seat, {})]
+    events = [Event(EventType.LEAVE, action.seat, {})]
     return _end(
         state,
         events,
@@ -440,7 +446,7 @@ def _end(state: GameState, events: list[Event], **changes: Any) -> tuple[GameSta
     data: dict[str, Any] = {"settlement": settlement.to_dict()}
     if over.game_id is not None and isinstance(over.deal, SeedDeal):
         data["seed"] = over.deal.seed  # opens the commitment of the public deal event
-    events.append(Event("game_over", None, data))
+    events.append(Event(EventType.GAME_OVER, None, data))
     return over, events
 
 
