@@ -26,6 +26,7 @@ THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE, TWO = r
 BLACK_JOKER: Final = 13
 RED_JOKER: Final = 14
 NUM_RANKS: Final = 15
+SUITED_RANKS: Final = 13  # the ranks 3..2, which have suits (and make chains and bombs)
 JOKER_RANKS: Final = (BLACK_JOKER, RED_JOKER)
 
 SUIT_NAMES: Final = ("s", "h", "c", "d")
@@ -87,7 +88,10 @@ def _card_name(card_id: int) -> str:
 
 
 #: Every card value, indexed by its id: ``CARDS[0]`` is 3s, ``CARDS[53]`` is RJ.
-CARDS: Final = tuple(Card(i) for i in range(54))
+#: The card ids of the jokers (every other id is rank * 4 + suit).
+BLACK_JOKER_CARD: Final = SUITED_RANKS * 4
+RED_JOKER_CARD: Final = BLACK_JOKER_CARD + 1
+CARDS: Final = tuple(Card(i) for i in range(RED_JOKER_CARD + 1))
 CARD_NAMES: Final = tuple(_card_name(i) for i in range(54))
 RANK_OF: Final = tuple(min(i >> 2, 13) + (i == 53) for i in range(54))
 JOKER_BLACK: Final = CARDS[52]

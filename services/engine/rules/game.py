@@ -36,7 +36,15 @@ from .actions import (
     ShowHand,
     Timeout,
 )
-from .cards import RANK_OF, SPADE_THREE, format_cards
+from .cards import (
+    BLACK_JOKER,
+    NUM_RANKS,
+    RANK_OF,
+    RED_JOKER,
+    SPADE_THREE,
+    SUITED_RANKS,
+    format_cards,
+)
 from .deal import (
     DealSpec,
     ExplicitDeal,
@@ -70,11 +78,11 @@ def _forced(v: Variant, hands: tuple[tuple[int, ...], ...]) -> tuple[bool, ...]:
         return (False,) * v.players
     out = []
     for hand in hands:
-        counts = [0] * 15
+        counts = [0] * NUM_RANKS
         for c in hand:
             counts[RANK_OF[c]] += 1
-        all_jokers = v.jokers and counts[13] == v.decks and counts[14] == v.decks
-        bombs = sum(1 for r in range(13) if counts[r] >= 4)
+        all_jokers = v.jokers and counts[BLACK_JOKER] == v.decks and counts[RED_JOKER] == v.decks
+        bombs = sum(1 for r in range(SUITED_RANKS) if counts[r] >= v.bomb_min)
         out.append(all_jokers or bombs >= v.forced_bid_bombs)
     return tuple(out)
 
