@@ -52,9 +52,9 @@ class Bot:
                 raise AssertionError("a lead cannot pass")
             return Pass(o.seat, "bot")
         reading = None
-        if o.last is None and self.names_readings:
-            if len(rules.readings(self.variant, play.cards)) > 1:
-                reading = play.pattern.reading
+        several = o.last is None and len(rules.readings(self.variant, play.cards)) > 1
+        if several and self.names_readings:
+            reading = play.pattern.reading
         return PlayCards(o.seat, play.cards, reading, "bot")
 
     def rng(self, o: Observation) -> random.Random:

@@ -202,10 +202,7 @@ class Analyzer:
             attached = 0
             if n_t:
                 # each triple takes the lowest free single, else the lowest free pair
-                if self.triple_single:
-                    take_s = min(n_t, small_s)
-                else:
-                    take_s = 0
+                take_s = min(n_t, small_s) if self.triple_single else 0
                 take_p = min(n_t - take_s, small_p) if self.triple_pair else 0
                 attached = take_s + take_p
                 if attached:
