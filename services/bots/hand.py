@@ -91,7 +91,9 @@ class Analyzer:
         if Kind.STRAIGHT in p:
             self.chain_kinds.append((1, v.min_straight, Kind.STRAIGHT))
         if Kind.PAIR_CHAIN in p:
-            self.chain_kinds.append((2, v.min_pair_chain, Kind.PAIR_CHAIN))
+            # two-deck games: pair chains of two are left out of the search (its cost)
+            least = v.min_pair_chain if v.decks == 1 else max(3, v.min_pair_chain)
+            self.chain_kinds.append((2, least, Kind.PAIR_CHAIN))
         if Kind.TRIPLE_CHAIN in p or Kind.PLANE_PAIR in p or Kind.PLANE_SINGLE in p:
             self.chain_kinds.append((3, v.min_triple_chain, Kind.TRIPLE_CHAIN))
         self.triple_single = Kind.TRIPLE_SINGLE in p
@@ -106,6 +108,7 @@ class Analyzer:
         self.aaa = v.aaa_bomb
         self._memo: dict[tuple[object, ...], _Node] = {}
         self._splits: dict[tuple[int, ...], Split] = {}
+        self._leaves: dict[tuple[object, ...], tuple[int, float]] = {}
 
     # ------------------------------------------------------------------ public
     def split(self, counts: tuple[int, ...]) -> Split:
@@ -143,7 +146,11 @@ class Analyzer:
         found = self._memo.get(key)
         if found is not None:
             return found
-        plays0, score0 = self._leaf(c, planes)
+        leaf_key = (c, planes)
+        found_leaf = self._leaves.get(leaf_key)
+        if found_leaf is None:
+            found_leaf = self._leaves[leaf_key] = self._leaf(c, planes)
+        plays0, score0 = found_leaf
         best: _Node = (plays0, score0, (), (c, planes))
         top = self.top
         for s in range(start, top + 1):
@@ -176,6 +183,7 @@ class Analyzer:
                         best = cand
         if len(self._memo) >= _MEMO_LIMIT:
             self._memo.clear()
+            self._leaves.clear()
         self._memo[key] = best
         return best
 
