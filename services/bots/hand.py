@@ -103,6 +103,8 @@ class Analyzer:
         self.plane_pair = Kind.PLANE_PAIR in p
         self.plane_two = Kind.PLANE_TWO in p
         self.max_plane = v.max_plane or 99
+        # Two-deck hands: straights and pair chains never break a triple (the search's cost).
+        self.keep_triples = 3 if v.decks == 2 else 9
         self.rocket = v.rocket_counts if Kind.ROCKET in p else None
         self.bomb_min = v.bomb_min if Kind.BOMB in p else 99
         self.aaa = v.aaa_bomb
@@ -161,7 +163,7 @@ class Analyzer:
                 if cs < unit:
                     continue
                 e = s
-                while e <= top and c[e] >= unit:
+                while e <= top and c[e] >= unit and (unit == 3 or c[e] < self.keep_triples):
                     e += 1
                 if e - s < minimum:
                     continue
