@@ -55,6 +55,8 @@ def remove(hand: Sequence[int], cards: Sequence[int]) -> tuple[int, ...]:
 
 class NormalBot(Bot):
     level = "normal"
+    threat_cards = 2  # an enemy holding this many cards or fewer is about to go out
+    follow_margin = 0.0  # follow when the rest's score gains more than this
 
     def __init__(self, v: rules.Variant, seed: str) -> None:
         super().__init__(v, seed)
@@ -200,13 +202,13 @@ class NormalBot(Bot):
         plain = [p for p in plays if not p.pattern.is_bomb]
         bombs = [p for p in plays if p.pattern.is_bomb]
         worry = self.min_enemy(o)
-        threat = o.counts[o.last_seat] <= 2 or worry <= 2
+        threat = o.counts[o.last_seat] <= self.threat_cards or worry <= self.threat_cards
         if plain and o.last.pattern.kind is Kind.SINGLE and worry == 1:
             return max(plain, key=lambda p: p.pattern.order)
         if plain:
             scored = self.rest_scores(o, plain)
             delta, best = max(scored, key=lambda t: (t[0], -t[1].pattern.order))
-            if delta > 0 or threat:
+            if delta > self.follow_margin or threat:
                 return best
         if bombs:
             bomb = min(bombs, key=lambda p: p.pattern.order)
@@ -237,6 +239,8 @@ CONTROL_BONUS = 7.0  # a control's worth in hand_value: one play
 
 class HardBot(NormalBot):
     level = "hard"
+    threat_cards = 6
+    follow_margin = -3.0
 
     def __init__(self, v: rules.Variant, seed: str) -> None:
         super().__init__(v, seed)
@@ -303,9 +307,9 @@ class HardBot(NormalBot):
         order = self.winning_order(o, o.hand)
         if order:
             return order[0]
-        partner_next = (o.seat + 1) % o.players
-        if o.is_partner(partner_next) and o.counts[partner_next] <= 2:
-            return super().pick_lead(o, sp)
+        feed = self.feed_partner(o, sp)
+        if feed is not None:
+            return feed
         groups = [g for g in sp.groups if not g.is_bomb] or list(sp.groups)
         plays = [(g, self.group_play(o.hand, g)) for g in groups]
         weak = [(g, p) for g, p in plays if p is not None and not self.is_control(o, p.pattern)]
@@ -317,6 +321,25 @@ class HardBot(NormalBot):
                 g, p = max(same, key=lambda t: t[0].top)
             return p
         return super().pick_lead(o, sp)
+
+    def feed_partner(self, o: Observation, sp: Split) -> Play | None:
+        """A Dou Dizhu farmer whose partner holds one or two cards leads him the lowest single
+        (pair) it has, when the landlord is not sure to beat it... or may not."""
+        partners = [s for s in range(o.players) if o.is_partner(s) and o.counts[s] <= 2]
+        if not partners:
+            return None
+        k = min(o.counts[s] for s in partners)
+        by_rank: list[list[int]] = [[] for _ in range(15)]
+        for c in o.hand:
+            by_rank[RANK_OF[c]].append(c)
+        for r in range(15):
+            if len(by_rank[r]) >= k and (k == 1 or r < 13 or self.variant.decks == 2):
+                cards = tuple(by_rank[r][:k])
+                try:
+                    return Play(cards, rules.classify(self.variant, cards))
+                except rules.RulesError:
+                    continue
+        return None
 
     def follow(self, o: Observation) -> Play | None:
         assert o.last is not None and o.last_seat is not None
