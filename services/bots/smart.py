@@ -235,6 +235,8 @@ ENDGAME_CARDS = {3: 24, 4: 30}
 ENDGAME_WORLDS = 6
 ENDGAME_BUDGET = 2500  # search nodes per decision
 CONTROL_BONUS = 7.0  # a control's worth in hand_value: one play
+HIGH_RANK = 11  # A and up
+HIGH_CARD_COST = 4.0
 
 
 class HardBot(NormalBot):
@@ -397,7 +399,13 @@ class HardBot(NormalBot):
 
     def rest_scores(self, o: Observation, plays: Sequence[Play]) -> list[tuple[float, Play]]:
         base = self.hand_value(o, o.hand)
-        return [(self.hand_value(o, remove(o.hand, p.cards)) - base, p) for p in plays]
+        out = []
+        for p in plays:
+            delta = self.hand_value(o, remove(o.hand, p.cards)) - base
+            if p.pattern.order >= HIGH_RANK and not self.is_control(o, p.pattern):
+                delta -= HIGH_CARD_COST  # a high card an enemy may still beat
+            out.append((delta, p))
+        return out
 
     def show_hand(self, o: Observation) -> bool:
         if self.split(o.hand).score >= SHOW_SCORE:
