@@ -152,11 +152,12 @@ class Endgame:
             need = o.counts[s] - sum(hands[s])
             if need < 0:
                 return None
+            if at + need > len(pool):
+                return None
             for r in pool[at : at + need]:
                 hands[s][r] += 1
             at += need
-        if at != len(pool):
-            return None
+        # cards left in the pool are out of play (a short game dealt by hand)
         return [tuple(h) for h in hands]
 
 

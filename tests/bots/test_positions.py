@@ -100,3 +100,49 @@ def test_the_show_hand_phase_is_answered(level: str) -> None:
     state = position("doudizhu4", ["3s 4h 5c 6d 8s", "8h 9h", "9s Th", "Ts Jh"], [Bid(0, 3)])
     assert state.phase.value == "show_hand"
     assert isinstance(answer(level, state), ShowHand | PlayCards)
+
+
+def test_the_endgame_search_counts_the_worlds_each_move_wins() -> None:
+    import random
+
+    from services.bots.endgame import Endgame
+    from services.bots.observe import observe
+
+    state = position("doudizhu3", ["RJ 3s", "4s", "5s"], [Bid(0, 3)])
+    v = state.variant
+    o = observe(rules.seat_view(state, 0), v)
+    low = rules.Play(tuple(P("3s")), rules.classify(v, P("3s")))
+    high = rules.Play(tuple(P("RJ")), rules.classify(v, P("RJ")))
+    wins = Endgame(v).solve(o, [low, high], 8, 10_000, random.Random(1))
+    assert wins is not None
+    # RJ first wins in every world; 3s first loses unless both farmers hold a 3 (none here)
+    assert wins[1] == 8 and wins[0] < 8
+
+
+def test_the_endgame_worlds_respect_what_is_known() -> None:
+    import random
+
+    from services.bots.endgame import Endgame
+    from services.bots.observe import observe
+
+    v = rules.variant("doudizhu3")
+    state = rules.new_game(v, seed="worlds")
+    lord = state.turn
+    assert lord is not None
+    state, _ = rules.apply(state, Bid(lord, 3))
+    farmer = (lord + 1) % 3
+    o = observe(rules.seat_view(state, farmer), v)
+    eg = Endgame(v)
+    bottom = rules.rank_counts(state.bottom)
+    for seed in range(20):
+        sampled = eg.sample(o, random.Random(seed))
+        assert sampled is not None
+        assert sum(sampled[farmer]) == 0  # its own hand is the seat's, not sampled
+        world = list(sampled)
+        world[farmer] = tuple(rules.rank_counts(state.hands[farmer]))
+        assert [sum(h) for h in world] == [len(h) for h in state.hands]
+        # the bottom cards (seen by all) are in the landlord's hand in every world
+        assert all(world[lord][r] >= bottom[r] for r in range(15))
+        # every card of the deck once: the other hands are dealt from what is out
+        total = [sum(h[r] for h in world) for r in range(15)]
+        assert total == [4] * 13 + [1, 1]

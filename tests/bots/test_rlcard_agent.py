@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("rlcard")
 
-from services.arena.match import Match, play_game  # noqa: E402
-from services.arena.rlcard_agent import RLCardRuleAgent, rl_string  # noqa: E402
-from services.engine import rules  # noqa: E402
+from services.arena.match import Match, play_game
+from services.arena.rlcard_agent import RLCardRuleAgent, rl_string
+from services.engine import rules
 
 
 class Checked(RLCardRuleAgent):
