@@ -11,9 +11,14 @@ the highest single played against him), and bids from the split's score.
 still out and every seat's count, is a *control*.  With at most one group that is not a
 control the hand is a certain win: it plays the controls, the rest last (and beats any play,
 bombs included, when what is left is such a hand).  Otherwise it leads the weakest group that
-is not a control and keeps its controls to regain the lead; it lets a partner's play stand
-when no enemy can beat it; with few cards left it searches the plays exactly over sampled
-deals of the unknown cards (:mod:`.endgame`); it bids from the split's plays and controls.
+is not a control and keeps its controls to regain the lead: its measure of a hand counts each
+control as a play that costs nothing, and a high card an enemy may still beat costs a follow a
+little.  It answers an enemy within six cards of going out (bombs included), follows at a
+small cost where ``normal`` passes, lets a partner's play stand when no enemy can beat it,
+feeds a partner holding one or two cards, shows a ddz4 hand that is a certain win or splits
+very well, bids on most hands (its thresholds were measured against auto-play), and with few
+cards left searches the plays exactly over sampled deals of the unknown cards
+(:mod:`.endgame`).
 """
 
 from __future__ import annotations
@@ -325,8 +330,8 @@ class HardBot(NormalBot):
         return super().pick_lead(o, sp)
 
     def feed_partner(self, o: Observation, sp: Split) -> Play | None:
-        """A Dou Dizhu farmer whose partner holds one or two cards leads him the lowest single
-        (pair) it has, when the landlord is not sure to beat it... or may not."""
+        """A Dou Dizhu farmer whose partner holds one (two) cards leads its lowest single
+        (pair): the partner goes out over it unless the landlord stops it."""
         partners = [s for s in range(o.players) if o.is_partner(s) and o.counts[s] <= 2]
         if not partners:
             return None
