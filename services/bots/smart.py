@@ -12,13 +12,13 @@ still out and every seat's count, is a *control*.  With at most one group that i
 control the hand is a certain win: it plays the controls, the rest last (and beats any play,
 bombs included, when what is left is such a hand).  Otherwise it leads the weakest group that
 is not a control and keeps its controls to regain the lead: its measure of a hand counts each
-control as a play that costs nothing, and a high card an enemy may still beat costs a follow a
-little.  It answers an enemy within six cards of going out (bombs included), follows at a
-small cost where ``normal`` passes, lets a partner's play stand when no enemy can beat it,
-feeds a partner holding one or two cards, shows a ddz4 hand that is a certain win or splits
-very well, bids on most hands (its thresholds were measured against auto-play), and with few
-cards left searches the plays exactly over sampled deals of the unknown cards
-(:mod:`.endgame`).
+control as a play that costs nothing.  A farmer playing just before the landlord tops up a
+weak play of its partner's, so that the landlord must spend a high card.  It answers an enemy
+within six cards of going out (bombs included), follows at a small cost where ``normal``
+passes, lets a partner's play stand when no enemy can beat it, feeds a partner holding one or
+two cards, shows a ddz4 hand that is a certain win or splits very well, bids on most hands
+(its thresholds were measured against auto-play), and with few cards left searches the plays
+exactly over sampled deals of the unknown cards (:mod:`.endgame`).
 """
 
 from __future__ import annotations
@@ -240,8 +240,8 @@ ENDGAME_CARDS = {3: 24, 4: 30}
 ENDGAME_WORLDS = 6
 ENDGAME_BUDGET = 2500  # search nodes per decision
 CONTROL_BONUS = 7.0  # a control's worth in hand_value: one play
-HIGH_RANK = 11  # A and up
-HIGH_CARD_COST = 4.0
+TOP_UP_BELOW = 11  # a partner's play below an ace may be topped up before the landlord
+TOP_UP_MARGIN = -4.0
 
 
 class HardBot(NormalBot):
@@ -377,11 +377,18 @@ class HardBot(NormalBot):
         # nothing, when the landlord plays next and the partner is not about to go out
         if o.counts[o.last_seat or 0] <= 2 or (o.seat + 1) % o.players != lord:
             return None
-        plain = [p for p in plays if not p.pattern.is_bomb and self.is_control(o, p.pattern)]
+        plain = [p for p in plays if not p.pattern.is_bomb]
         if not plain:
             return None
-        delta, best = max(self.rest_scores(o, plain), key=lambda t: (t[0], -t[1].pattern.order))
-        return best if delta > 0 else None
+        scored = self.rest_scores(o, plain)
+        delta, best = max(scored, key=lambda t: (t[0], -t[1].pattern.order))
+        if self.is_control(o, best.pattern):
+            return best if delta > 0 else None
+        # a weak play of the partner's, the landlord next: top it up so that the landlord
+        # must spend a high card, when that costs the hand little
+        if o.last.pattern.order < TOP_UP_BELOW and delta >= TOP_UP_MARGIN:
+            return best
+        return None
 
     # ------------------------------------------------------------------ control-aware score
     def group_pattern(self, g: Group) -> Pattern:
@@ -404,13 +411,7 @@ class HardBot(NormalBot):
 
     def rest_scores(self, o: Observation, plays: Sequence[Play]) -> list[tuple[float, Play]]:
         base = self.hand_value(o, o.hand)
-        out = []
-        for p in plays:
-            delta = self.hand_value(o, remove(o.hand, p.cards)) - base
-            if p.pattern.order >= HIGH_RANK and not self.is_control(o, p.pattern):
-                delta -= HIGH_CARD_COST  # a high card an enemy may still beat
-            out.append((delta, p))
-        return out
+        return [(self.hand_value(o, remove(o.hand, p.cards)) - base, p) for p in plays]
 
     def show_hand(self, o: Observation) -> bool:
         if self.split(o.hand).score >= SHOW_SCORE:
