@@ -100,7 +100,7 @@ def play_game(state: GameState, agents: list[Agent]) -> GameState:
             if not agent.tolerated:
                 raise
             agent.refused += 1
-            action = rules.autoplay_action(state, "autoplay")
+            action = rules.autoplay_action(rules.seat_view(state, seat), "autoplay")
             new, _ = rules.apply(state, action)
         for other in {id(a): a for a in agents}.values():
             other.seen(new, action)

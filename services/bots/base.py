@@ -27,14 +27,13 @@ class Bot:
     def __init__(self, v: rules.Variant, seed: str) -> None:
         self.variant = v
         self.seed = seed
-        self._cards_memo: dict[str, tuple[int, ...]] = {}
 
     def __repr__(self) -> str:
         return f"make_bot({self.level!r}, {self.variant.name!r}, seed={self.seed!r})"
 
     def act(self, view: rules.SeatView) -> Action:
         """The action of ``view.seat``, which must be the seat to move."""
-        o = observe(view, self.variant, self._cards_memo)
+        o = observe(view, self.variant)
         if o.turn != o.seat or o.phase == "over":
             raise ValueError(f"seat {o.seat} is not to move (phase {o.phase}, turn {o.turn})")
         if o.phase == "bidding":

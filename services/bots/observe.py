@@ -5,8 +5,7 @@ When the view changes shape only this module changes.  The observation holds wha
 lets the seat see and nothing else: its own hand, every seat's count, the bids, the landlord,
 the bottom cards when the seat may see them, a shown hand, the play to beat and who made it,
 and every play and pass of the current deal.  What the view does not carry but the rules let
-a seat work out (the ♠3 a first lead must hold, the cards each seat has played) is derived
-here from the view and the variant the bot was made for.
+a seat work out (the cards each seat has played) is derived here from the view.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 
 from services.engine import rules
-from services.engine.rules.cards import SPADE_THREE
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -69,70 +67,44 @@ class Observation:
         return (lord,)
 
 
-def _cards(text: str, memo: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
-    found = memo.get(text)
-    if found is None:
-        found = tuple(sorted(rules.parse_cards(text)))
-        if len(memo) < 4096:
-            memo[text] = found
-    return found
-
-
 def observe(
     view: rules.SeatView,
     variant: rules.Variant,
-    memo: dict[str, tuple[int, ...]] | None = None,
 ) -> Observation:
     """The observation of ``view`` (a seat's view, never the public one).
 
-    ``variant`` is the bot's variant, room overrides included (the view names the variant
-    only); ``memo`` caches parsed card strings between calls of one bot.
+    ``variant`` is the bot's variant; the view's own (its room's overrides included) is the
+    one played (so a room's overrides, such as the ♠3 first lead, reach the bot).
     """
     if view.seat is None or view.hand is None:
         raise ValueError("a bot acts on a seat's view, not on the public view")
-    if view.variant != variant.name:
-        raise ValueError(f"a {variant.name} bot was given a {view.variant} view")
-    memo = {} if memo is None else memo
-    v = variant
+    if view.variant.name != variant.name:
+        raise ValueError(f"a {variant.name} bot was given a {view.variant.name} view")
+    v = view.variant
     moves: list[Move] = []
     played: list[tuple[int, ...]] = [() for _ in range(v.players)]
     bidding_left = len(view.bids)  # the deal's first bids and passes are its bidding
-    any_play = False
-    for item in view.history:
-        seat = item["seat"]
-        if "play" in item:
-            cards = _cards(item["play"], memo)
-            moves.append(Move(seat, cards))
-            played[seat] += cards
-            any_play = True
-        elif "pass" in item:
+    for action in view.history:
+        if isinstance(action, rules.PlayCards):
+            cards = tuple(sorted(action.cards))
+            moves.append(Move(action.seat, cards))
+            played[action.seat] += cards
+        elif isinstance(action, rules.Pass):
             if bidding_left:
                 bidding_left -= 1
             else:
-                moves.append(Move(seat))
-        elif "bid" in item:
+                moves.append(Move(action.seat))
+        elif isinstance(action, rules.Bid):
             bidding_left -= 1
-    last: rules.Play | None = None
-    if view.last_play is not None:
-        cards = tuple(sorted(view.last_play))
-        pattern = rules.classify(v, cards, view.last_pattern)
-        last = rules.Play(cards, pattern)
-    hand = tuple(sorted(view.hand))
-    must_hold = None
-    if (
-        v.first_lead_holds_spade_three
-        and last is None
-        and not any_play
-        and view.turn == view.seat
-        and SPADE_THREE in hand
-    ):
-        must_hold = SPADE_THREE
+    last = view.last
+    if last is not None:
+        last = rules.Play(tuple(sorted(last.cards)), last.pattern)
     return Observation(
         variant=v,
         seat=view.seat,
-        phase=view.phase,
+        phase=view.phase.value,
         turn=view.turn,
-        hand=hand,
+        hand=tuple(sorted(view.hand)),
         counts=tuple(view.counts),
         bids=tuple(view.bids),
         bid=view.bid,
@@ -144,6 +116,6 @@ def observe(
         last_seat=view.last_seat,
         plays=tuple(moves),
         played=tuple(played),
-        must_hold=must_hold,
+        must_hold=view.must_hold,
         deal_no=view.deal_no,
     )

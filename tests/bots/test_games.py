@@ -97,7 +97,7 @@ def test_easy_is_the_autoplay_policy() -> None:
                 seat = state.turn
                 assert seat is not None
                 mine = bots[seat].act(rules.seat_view(state, seat))
-                auto = rules.autoplay_action(state)
+                auto = rules.autoplay_action(rules.seat_view(state, seat))
                 assert type(mine) is type(auto)
                 assert getattr(mine, "cards", None) == getattr(auto, "cards", None)
                 assert getattr(mine, "amount", None) == getattr(auto, "amount", None)
