@@ -370,9 +370,11 @@ class SQLiteRecorder(Recorder):
         return True
 
     def constraint(self, exc: Exception) -> str:
-        text = str(exc)
-        _, _, columns = text.partition(" constraint failed: ")
-        return self._PRIMARY_KEYS.get(columns, columns or text)
+        # "UNIQUE constraint failed: events.game_id, events.seq" → pk_events
+        kind, found, columns = str(exc).partition(" constraint failed: ")
+        if not found:
+            return exc.__class__.__name__
+        return self._PRIMARY_KEYS.get(columns) or f"{kind} ({columns})"
 
 
 class PostgresRecorder(Recorder):
