@@ -459,10 +459,10 @@ class EventStore:
             if found is not None and found[0] == expected_seq:
                 base = found[1]
         if base is not None:
-            hashes, digest_ = [], base
+            hashes, link = [], base
             for ev in new_events:
-                digest_ = chain_hash(digest_, ev.payload)
-                hashes.append(digest_)
+                link = chain_hash(link, ev.payload)
+                hashes.append(link)
             w = _Write(
                 game_id, request_id, digest, self.clock(), expected_seq, base, new_events,
                 hashes, header if expected_seq == 0 else None, ending,
