@@ -19,7 +19,7 @@ import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from itertools import zip_longest
 from typing import Any
 
@@ -871,10 +871,6 @@ class ReplayGames:
             d = rx.divergence
             lines.append(f"(the log does not replay at seq {d.seq}: {d.reason}: {d.detail})")
         return lines
-
-    @staticmethod
-    def now() -> datetime:
-        return datetime.now(UTC)
 
 
 def _settlement_lines(s: Mapping[str, Any], who: Any) -> list[str]:

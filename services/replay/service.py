@@ -35,7 +35,7 @@ from .access import AccessPolicy, Principal, reads_everything, require_reader, r
 from .events import EventError, timestamp_of
 from .follow import EventFollower
 from .games import GameRefused, ReplayGames, Verification
-from .store import BadAppend, EventStore, GameNotFound, GameRow, SeqConflict
+from .store import BadAppend, EventStore, GameNotFound, GameRow, SeqConflict, WriteConflict
 
 log = clog.get_logger("cardroom.replay")
 
@@ -75,6 +75,11 @@ def replay_error(exc: Exception) -> ServiceError:
             str(exc),
             metadata={"expected": str(exc.expected), "actual": str(exc.actual)},
         )
+    if isinstance(exc, WriteConflict):
+        # Another constraint than the head's: never a SEQ_CONFLICT, and never SQL to a caller.
+        return ServiceError(
+            grpc.StatusCode.ABORTED, exc.reason, str(exc), metadata={"constraint": exc.constraint}
+        )
     if isinstance(exc, GameNotFound):
         return ServiceError(grpc.StatusCode.NOT_FOUND, exc.reason, str(exc), "game_id")
     if isinstance(exc, BadAppend):
@@ -108,6 +113,7 @@ _HANDLED = (
     ServiceError,
     limits.LimitError,
     SeqConflict,
+    WriteConflict,
     GameNotFound,
     BadAppend,
     EventError,

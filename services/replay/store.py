@@ -9,112 +9,31 @@ be exported and compared anywhere.
 Appends are one transaction: the events, the game's head, the request id that makes a retry
 harmless (with a digest of the request's body: the same id with another body is refused),
 and — when the append ends the game — the game's result and every player's running
-total.  A wrong ``expected_seq`` raises :class:`SeqConflict`; the primary key (game_id, seq)
-guarantees that concurrent writers never both succeed at one sequence number.
+total.  A wrong ``expected_seq`` (or ``expected_hash``) raises :class:`SeqConflict`: the head
+moves only by an UPDATE guarded on the head the writer named (a new game: an INSERT that does
+nothing when the game exists), and the primary key (game_id, seq) stands behind it, so
+concurrent writers never both succeed at one sequence number.  Every append takes that one
+path, written by a :class:`Recorder` per database in its driver's own SQL (see there).
 """
 
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 
-from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Connection, Engine, Select, Table, and_, select
+from sqlalchemy.exc import OperationalError
 
 from services.common.reasons import RulesReason, ServiceReason
 
-from .models import append_requests, events, game_players, games, player_stats
+from .models import append_requests, events, game_players, games, metadata, player_stats
 
 GENESIS_PREFIX = b"cardroom/v1 genesis\x00"
 NOTIFY_CHANNEL = "cardroom_events"  # PostgreSQL: the payload is the game id
 PUBLIC = -1
-
-
-# The statements of the append fast path, built once: constructing a statement and its cache
-# key costs more than running it on SQLite.
-_GUARD = and_(
-    games.c.game_id == bindparam("g"),
-    games.c.head_seq == bindparam("old_seq"),
-    games.c.head_hash == bindparam("old_hash"),
-    games.c.status == "running",
-)
-_END_GAME = (
-    update(games)
-    .where(_GUARD)
-    .values(
-        head_seq=bindparam("new_seq"),
-        head_hash=bindparam("new_hash"),
-        status=bindparam("new_status"),
-        ended_at=bindparam("ended"),
-        result=bindparam("res", type_=games.c.result.type),
-    )
-)
-_INSERT_EVENTS = insert(events)
-_EVENT_COLUMNS = (
-    "game_id", "seq", "type", "server_time", "actor", "cause", "visibility", "payload", "hash"
-)  # fmt: skip
-_REQUEST_COLUMNS = (
-    "request_id", "game_id", "first_seq", "last_seq", "head_hash", "created_at", "body_hash"
-)  # fmt: skip
-
-
-class _Driver:
-    """The hot path of an append in the database driver's own SQL.
-
-    SQLAlchemy's per-statement and per-transaction work costs several times what SQLite
-    itself spends on these few small statements, so the append of a running game (move the
-    head, insert the events, record the request id, NOTIFY) runs on a pooled DBAPI
-    connection (EventStore._fast_append), and the request id of every other append on the
-    DBAPI cursor of its SQLAlchemy connection.  Values still pass through SQLAlchemy's own
-    type processors, so the rows are exactly what the Core statements would have written."""
-
-    def __init__(self, engine: Engine) -> None:
-        dialect = engine.dialect
-        mark = "?" if dialect.paramstyle == "qmark" else "%s"
-        self.integrity_error: type[Exception] = dialect.loaded_dbapi.IntegrityError
-
-        def processor(column: Any) -> Callable[[Any], Any]:
-            process = column.type.bind_processor(dialect)
-            return process if process is not None else (lambda value: value)
-
-        self.event_processors = [processor(events.c[name]) for name in _EVENT_COLUMNS]
-        self.request_processors = [processor(append_requests.c[n]) for n in _REQUEST_COLUMNS]
-        self.move_head = (
-            f"UPDATE games SET head_seq = {mark}, head_hash = {mark} WHERE game_id = {mark} "
-            f"AND head_seq = {mark} AND head_hash = {mark} AND status = 'running'"
-        )
-        self.insert_events = (
-            f"INSERT INTO events ({', '.join(_EVENT_COLUMNS)}) "
-            f"VALUES ({', '.join([mark] * len(_EVENT_COLUMNS))})"
-        )
-        self.insert_request = (
-            f"INSERT INTO append_requests ({', '.join(_REQUEST_COLUMNS)}) "
-            f"VALUES ({', '.join([mark] * len(_REQUEST_COLUMNS))})"
-        )
-        # PostgreSQL: move the head, record the request id and NOTIFY in one round trip; it
-        # inserts (and returns) a row only when the head was where the writer said.
-        self.advance = (
-            f"WITH moved AS ({self.move_head} RETURNING game_id) "
-            f"INSERT INTO append_requests ({', '.join(_REQUEST_COLUMNS)}) "
-            f"SELECT {mark}, game_id, {mark}, {mark}, {mark}, {mark}, {mark} FROM moved "
-            f"RETURNING pg_notify({mark}, game_id)"
-        )
-
-    def event_row(self, row: dict[str, Any]) -> tuple[Any, ...]:
-        return tuple(p(row[c]) for p, c in zip(self.event_processors, _EVENT_COLUMNS, strict=True))
-
-    def request_row(self, values: Sequence[Any]) -> tuple[Any, ...]:
-        return tuple(p(v) for p, v in zip(self.request_processors, values, strict=True))
-
-
-def _cursor(conn: Connection) -> Any:
-    dbapi = conn.connection.dbapi_connection
-    assert dbapi is not None
-    return dbapi.cursor()
 
 
 def genesis_hash(game_id: str) -> bytes:
@@ -151,6 +70,19 @@ class BadAppend(StoreError):
     def __init__(self, message: str, reason: str = ServiceReason.BAD_APPEND) -> None:
         self.reason = reason
         super().__init__(message)
+
+
+class WriteConflict(StoreError):
+    """A write some other database constraint refused (never a head conflict: that is
+    :class:`SeqConflict`); nothing was stored.  ``constraint`` names it, without SQL."""
+
+    reason: str = ServiceReason.WRITE_CONFLICT
+
+    def __init__(self, game_id: str, constraint: str) -> None:
+        self.constraint = constraint
+        super().__init__(
+            f"an append to game {game_id!r} broke the constraint {constraint}: nothing was stored"
+        )
 
 
 @dataclass(frozen=True)
@@ -230,6 +162,262 @@ class PlayerStats:
     updated_at: datetime | None = None
 
 
+# --------------------------------------------------------------------------- recorders
+@dataclass(frozen=True)
+class _Write:
+    """One append as the recorder writes it: the events chained after ``base`` (the head the
+    writer named), the head they lead to, and the request that asked for them."""
+
+    game_id: str
+    request_id: str
+    digest: bytes
+    now: datetime
+    base_seq: int
+    base_hash: bytes
+    events: Sequence[NewEvent]
+    hashes: list[bytes]
+    header: GameHeader | None  # a new game (base_seq 0)
+    ending: GameEnding | None
+
+    @property
+    def head(self) -> tuple[int, bytes]:
+        return self.base_seq + len(self.events), self.hashes[-1]
+
+
+#: The columns of ``games`` an append moves.
+_MOVED = ("head_seq", "head_hash", "status", "ended_at", "result")
+
+
+def _columns(table: Table) -> str:
+    return ", ".join(c.name for c in table.columns)
+
+
+class Recorder:
+    """The one write path of an append, on a pooled DBAPI connection in the driver's own SQL.
+
+    SQLAlchemy's per-statement and per-transaction work costs several times what the database
+    spends on these few small statements, so every append runs prebuilt statements on the raw
+    connection: *advance* the head (a new game: INSERT its row unless it exists; else an UPDATE
+    guarded on the head seq, hash and status the writer named, which both checks the head and
+    takes the row lock that serialises writers, with no locking SELECT first) and record the
+    request id; then the players of a new game, the events (one executemany) and, when the
+    append ends the game, every player's total (an upsert).  Values pass through SQLAlchemy's
+    own type processors, so the rows are what Core statements would write.
+
+    A subclass per database says how to advance (:meth:`_advance`) and names the constraint an
+    integrity error broke (:meth:`constraint`); everything else is shared."""
+
+    dialect_name: ClassVar[str]
+    mark: ClassVar[str] = "?"
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        dialect = engine.dialect
+        dbapi = dialect.loaded_dbapi
+        self.integrity_error: type[Exception] = dbapi.IntegrityError
+        self.operational_error: type[Exception] = dbapi.OperationalError
+
+        def processors(table: Table, *names: str) -> list[Callable[[Any], Any] | None]:
+            columns = [table.c[n] for n in names] if names else table.columns
+            return [c.type.dialect_impl(dialect).bind_processor(dialect) for c in columns]
+
+        self._event_types = processors(events)
+        self._request_types = processors(append_requests)
+        self._game_types = processors(games)
+        self._move_types = processors(games, *_MOVED)
+        self._stats_types = processors(player_stats)
+        m = self.mark
+
+        def values(table: Table) -> str:
+            marks = ", ".join([m] * len(table.columns))
+            return f"INSERT INTO {table.name} ({_columns(table)}) VALUES ({marks})"
+
+        self.insert_events = values(events)
+        self.insert_players = values(game_players)
+        self.insert_request = values(append_requests)
+        self.create_game = f"{values(games)} ON CONFLICT (game_id) DO NOTHING"
+        self.move_head = (
+            f"UPDATE games SET {', '.join(f'{c} = {m}' for c in _MOVED)} "
+            f"WHERE game_id = {m} AND head_seq = {m} AND head_hash = {m} AND status = 'running'"
+        )
+        self.seats = f"SELECT seat, player_id FROM game_players WHERE game_id = {m}"
+        # Two games ending at once for one new player both count: one statement inserts the
+        # row or adds to it, never an UPDATE then an INSERT that races.
+        self.add_totals = (
+            f"{values(player_stats)} ON CONFLICT (player_id, family) DO UPDATE SET "
+            "games = player_stats.games + excluded.games, "
+            "total = player_stats.total + excluded.total, "
+            "last_game_id = excluded.last_game_id, last_score = excluded.last_score, "
+            "updated_at = excluded.updated_at"
+        )
+
+    @staticmethod
+    def _bind(types: list[Callable[[Any], Any] | None], values: Sequence[Any]) -> tuple[Any, ...]:
+        return tuple(
+            v if p is None or v is None else p(v) for p, v in zip(types, values, strict=True)
+        )
+
+    # The rows, in the tables' column order (models.py).
+    def _request_row(self, w: _Write) -> tuple[Any, ...]:
+        last_seq, head_hash = w.head
+        return self._bind(
+            self._request_types,
+            (w.request_id, w.game_id, w.base_seq + 1, last_seq, head_hash, w.now, w.digest),
+        )
+
+    def record(self, w: _Write) -> bool:
+        """Write the append in one transaction; False (and nothing written) when the head is
+        not where the writer said, or the game exists when it says the game is new.  Raises
+        the driver's IntegrityError when a constraint refuses a row."""
+        raw = self.engine.raw_connection()
+        try:
+            cur = raw.cursor()
+            if not self._advance(cur, w):
+                raw.rollback()
+                return False
+            if w.header is not None and w.header.players:
+                cur.executemany(
+                    self.insert_players,
+                    [(w.game_id, seat, p) for seat, p in enumerate(w.header.players)],
+                )
+            types, now, seq = self._event_types, w.now, w.base_seq
+            rows = []
+            for ev, digest in zip(w.events, w.hashes, strict=True):
+                seq += 1
+                rows.append(self._bind(types, (
+                    w.game_id, seq, ev.type, ev.server_time or now, ev.actor, ev.cause,
+                    ev.visibility, ev.payload, digest,
+                )))  # fmt: skip
+            cur.executemany(self.insert_events, rows)
+            if w.ending is not None:
+                self._add_totals(cur, w)
+            raw.commit()
+            return True
+        except self.operational_error as exc:
+            raw.rollback()
+            raise OperationalError(None, None, exc) from exc
+        except BaseException:
+            raw.rollback()
+            raise
+        finally:
+            raw.close()  # back to the pool
+
+    def _add_totals(self, cur: Any, w: _Write) -> None:
+        """Every player's running total of the game's family (bots keep none)."""
+        assert w.ending is not None
+        if w.header is not None:
+            seats = list(enumerate(w.header.players))
+        else:
+            cur.execute(self.seats, (w.game_id,))
+            seats = [(int(seat), str(player)) for seat, player in cur.fetchall()]
+        scores, family = w.ending.scores, w.ending.family
+        rows = [
+            self._bind(
+                self._stats_types,
+                (player, family, 1, int(scores[seat]), w.game_id, int(scores[seat]), w.now),
+            )
+            for seat, player in seats
+            if not player.startswith("bot:") and seat < len(scores)
+        ]
+        if rows:
+            # In one order everywhere, so two endings never wait on each other's rows.
+            cur.executemany(self.add_totals, sorted(rows, key=lambda r: r[0]))
+
+    def _game_row(self, w: _Write) -> tuple[Any, ...]:
+        """The row of a new game, at the head its first append leads to."""
+        assert w.header is not None
+        (status, ended, result), (last_seq, head_hash) = self._outcome(w), w.head
+        values = (w.game_id, w.header.variant, w.header.rules_version, status, w.now, ended)
+        return self._bind(self._game_types, (*values, last_seq, head_hash, result))
+
+    def _guard(self, w: _Write) -> tuple[Any, ...]:
+        """The parameters of :attr:`move_head`: the new head, then the one it moves from."""
+        new = (*w.head, *self._outcome(w))
+        return (*self._bind(self._move_types, new), w.game_id, w.base_seq, w.base_hash)
+
+    @staticmethod
+    def _outcome(w: _Write) -> tuple[str, datetime | None, dict[str, Any] | None]:
+        """The game's status, ended_at and result after the append."""
+        if w.ending is None:
+            return "running", None, None
+        return w.ending.status, w.now, w.ending.result
+
+    def _advance(self, cur: Any, w: _Write) -> bool:
+        """Move the game's head from ``w.base_seq`` (0: create the game) and record the
+        request id, in the transaction ``cur`` begins; False when the head is elsewhere."""
+        raise NotImplementedError
+
+    def constraint(self, exc: Exception) -> str:
+        """The name of the constraint an IntegrityError broke (``pk_events``, …)."""
+        raise NotImplementedError
+
+
+class SQLiteRecorder(Recorder):
+    dialect_name = "sqlite"
+    #: SQLite names the columns a UNIQUE/PRIMARY KEY constraint failed on, not the constraint.
+    _PRIMARY_KEYS: ClassVar[dict[str, str]] = {
+        ", ".join(f"{t.name}.{c.name}" for c in t.primary_key.columns): f"pk_{t.name}"
+        for t in metadata.tables.values()
+    }
+
+    def _advance(self, cur: Any, w: _Write) -> bool:
+        cur.execute("BEGIN IMMEDIATE")  # the write lock first, as engine.begin() does
+        if w.base_seq == 0:
+            cur.execute(self.create_game, self._game_row(w))
+        else:
+            cur.execute(self.move_head, self._guard(w))
+        if cur.rowcount != 1:
+            return False
+        cur.execute(self.insert_request, self._request_row(w))
+        return True
+
+    def constraint(self, exc: Exception) -> str:
+        # "UNIQUE constraint failed: events.game_id, events.seq" → pk_events
+        kind, found, columns = str(exc).partition(" constraint failed: ")
+        if not found:
+            return exc.__class__.__name__
+        return self._PRIMARY_KEYS.get(columns) or f"{kind} ({columns})"
+
+
+class PostgresRecorder(Recorder):
+    dialect_name = "postgresql"
+    mark = "%s"
+
+    def __init__(self, engine: Engine) -> None:
+        super().__init__(engine)
+        # Move the head, record the request id and NOTIFY (delivered at commit to every
+        # replay process LISTENing: services/replay/follow.py) in one round trip; the request
+        # row is inserted (and returned) only when the head moved.
+        request = (
+            f"INSERT INTO append_requests ({_columns(append_requests)}) "
+            "SELECT %s, game_id, %s, %s, %s, %s, %s FROM moved RETURNING pg_notify(%s, game_id)"
+        )
+        self.advance_new = f"WITH moved AS ({self.create_game} RETURNING game_id) {request}"
+        self.advance = f"WITH moved AS ({self.move_head} RETURNING game_id) {request}"
+
+    def _advance(self, cur: Any, w: _Write) -> bool:
+        request = self._request_row(w)
+        tail = (request[0], *request[2:], NOTIFY_CHANNEL)
+        if w.base_seq == 0:
+            cur.execute(self.advance_new, (*self._game_row(w), *tail))
+        else:
+            cur.execute(self.advance, (*self._guard(w), *tail))
+        return bool(cur.rowcount == 1)
+
+    def constraint(self, exc: Exception) -> str:
+        diag = getattr(exc, "diag", None)
+        name = getattr(diag, "constraint_name", None)
+        return str(name) if name else exc.__class__.__name__
+
+
+RECORDERS: dict[str, type[Recorder]] = {
+    r.dialect_name: r for r in (SQLiteRecorder, PostgresRecorder)
+}
+
+#: The constraints that guard a game's head: breaking one is a :class:`SeqConflict`.
+_HEAD_CONSTRAINTS = frozenset({"pk_events", "pk_games"})
+
+
 def _utc_now() -> datetime:
     return datetime.now(UTC)
 
@@ -240,11 +428,7 @@ class EventStore:
     def __init__(self, engine: Engine, clock: Callable[[], datetime] = _utc_now) -> None:
         self.engine = engine
         self.clock = clock
-        self._pg = engine.dialect.name == "postgresql"
-        # game id -> (seq, hash) of the head this store last appended (running games only).
-        self._heads: dict[str, tuple[int, bytes]] = {}
-        self._heads_lock = threading.Lock()
-        self._driver = _Driver(engine)
+        self.recorder = RECORDERS[engine.dialect.name](engine)
 
     # ------------------------------------------------------------------ writing
     def append(
@@ -262,148 +446,73 @@ class EventStore:
         ``header``).  Retrying the same ``request_id`` with the same request ``digest`` returns
         the first answer; another digest under a used id is refused (REQUEST_ID_REUSED).
         ``expected_hash``, when given, must be the head's hash too (the writer validated the
-        events against the game at that head)."""
+        events against the game at that head); without it the store reads the head first."""
         if not game_id or len(game_id) > 64:
             raise BadAppend("game_id must be 1–64 characters", ServiceReason.BAD_GAME_ID)
         if not request_id or len(request_id) > 128:
             raise BadAppend("request_id must be 1–128 characters", ServiceReason.BAD_REQUEST_ID)
         if not new_events:
             raise BadAppend("an append needs at least one event", ServiceReason.NO_EVENTS)
-        try:
-            fast = self._fast_append(
-                game_id, expected_seq, new_events, request_id, ending, digest, expected_hash
-            )
-            if fast is not None:
-                result = fast
-            else:
-                result = self._slow_append(
-                    game_id, expected_seq, new_events, request_id, header, ending, digest,
-                    expected_hash,
-                )  # fmt: skip
-        except (IntegrityError, self._driver.integrity_error, SeqConflict, BadAppend) as exc:
-            self._forget(game_id)
-            # A retry of an answered request finds the head moved on (or the game over), and a
-            # concurrent writer may have got there first: either way, a request id already
-            # answered gets its first answer.  Only a failed append pays for this look-up.
-            with self.engine.connect() as conn:
-                done = self._replayed(conn, game_id, request_id, digest)
-                if done is not None:
-                    return done
-                if not isinstance(exc, IntegrityError | self._driver.integrity_error):
-                    raise
-                actual = self._head(conn, game_id)
-            raise SeqConflict(game_id, expected_seq, actual[0] if actual else 0) from None
-        except BaseException:
-            self._forget(game_id)
-            raise
-        if ending is None:
-            with self._heads_lock:
-                if len(self._heads) > 10_000:
-                    self._heads.clear()
-                self._heads[game_id] = (result.last_seq, result.head_hash)
-        else:
-            self._forget(game_id)
-        return result
+        base: bytes | None = expected_hash
+        if expected_seq == 0:
+            base = genesis_hash(game_id) if header is not None else None
+        elif base is None:
+            found = self._head(game_id)
+            if found is not None and found[0] == expected_seq:
+                base = found[1]
+        if base is not None:
+            hashes, link = [], base
+            for ev in new_events:
+                link = chain_hash(link, ev.payload)
+                hashes.append(link)
+            w = _Write(
+                game_id, request_id, digest, self.clock(), expected_seq, base, new_events,
+                hashes, header if expected_seq == 0 else None, ending,
+            )  # fmt: skip
+            try:
+                if self.recorder.record(w):
+                    return AppendResult(expected_seq + 1, *w.head)
+            except self.recorder.integrity_error as exc:
+                broken = self.recorder.constraint(exc)
+                if broken not in _HEAD_CONSTRAINTS:
+                    # A reused request id is answered below; anything else is no conflict
+                    # of heads, and is never reported as one.
+                    done = self.answered(game_id, request_id, digest)
+                    if done is not None:
+                        return done
+                    raise WriteConflict(game_id, broken) from None
+        # Nothing was written.  A retry of an answered request finds the head moved on (or
+        # the game over), and a concurrent writer may have got there first: either way, a
+        # request id already answered gets its first answer.  Only a refusal pays for this.
+        done = self.answered(game_id, request_id, digest)
+        if done is not None:
+            return done
+        raise self._refusal(game_id, expected_seq, expected_hash)
 
-    def _slow_append(
-        self,
-        game_id: str,
-        expected_seq: int,
-        new_events: Sequence[NewEvent],
-        request_id: str,
-        header: GameHeader | None,
-        ending: GameEnding | None,
-        digest: bytes,
-        expected_hash: bytes | None,
-    ) -> AppendResult:
-        """Any append, through SQLAlchemy: a new game, an ending, an unknown head."""
-        with self.engine.begin() as conn:
-            result = self._append(
-                conn, game_id, expected_seq, new_events, header, ending, expected_hash
-            )
-            _cursor(conn).execute(
-                self._driver.insert_request,
-                self._driver.request_row(
-                    (
-                        request_id,
-                        game_id,
-                        result.first_seq,
-                        result.last_seq,
-                        result.head_hash,
-                        self.clock(),
-                        digest,
-                    )
-                ),
-            )
-        return result
-
-    def _fast_append(
-        self,
-        game_id: str,
-        expected_seq: int,
-        new_events: Sequence[NewEvent],
-        request_id: str,
-        ending: GameEnding | None,
-        digest: bytes,
-        expected_hash: bytes | None,
-    ) -> AppendResult | None:
-        """The append of a running game at the head this store last wrote, on a pooled
-        DBAPI connection in a transaction of its own: no SQLAlchemy statement or transaction
-        machinery on the path every move takes.  None when the game is not at that head (the
-        caller then takes the general path)."""
-        if ending is not None or expected_seq <= 0:
-            return None
-        with self._heads_lock:
-            cached = self._heads.get(game_id)
-        if cached is None or cached[0] != expected_seq:
-            return None
-        if expected_hash is not None and expected_hash != cached[1]:
-            return None
-        now = self.clock()
-        rows, seq, head = self._rows(game_id, cached, new_events, now)
-        driver = self._driver
-        request = driver.request_row(
-            (request_id, game_id, expected_seq + 1, seq, head, now, digest)
-        )
-        guard = (seq, head, game_id, cached[0], cached[1])
-        raw = self.engine.raw_connection()
-        try:
-            cur = raw.cursor()
-            if self._pg:
-                cur.execute(driver.advance, (*guard, request[0], *request[2:], NOTIFY_CHANNEL))
-            else:
-                cur.execute("BEGIN IMMEDIATE")  # the write lock first, as engine.begin() does
-                cur.execute(driver.move_head, guard)
-            if cur.rowcount != 1:
-                raw.rollback()
-                self._forget(game_id)
-                return None
-            cur.executemany(driver.insert_events, [driver.event_row(r) for r in rows])
-            if not self._pg:
-                cur.execute(driver.insert_request, request)
-            raw.commit()
-        except BaseException:
-            raw.rollback()
-            raise
-        finally:
-            raw.close()  # back to the pool
-        return AppendResult(expected_seq + 1, seq, head)
-
-    def _forget(self, game_id: str) -> None:
-        with self._heads_lock:
-            self._heads.pop(game_id, None)
+    def _refusal(self, game_id: str, expected_seq: int, expected_hash: bytes | None) -> StoreError:
+        """Why an append after ``expected_seq`` could not be written."""
+        found = self._head(game_id, with_status=True)
+        if found is None:
+            if expected_seq == 0:
+                return BadAppend(
+                    "the first append of a game needs its header", ServiceReason.NO_HEADER
+                )
+            return SeqConflict(game_id, expected_seq, 0)
+        seq, head_hash, status = found
+        if seq != expected_seq:
+            return SeqConflict(game_id, expected_seq, seq)
+        if expected_hash is not None and head_hash != expected_hash:
+            return SeqConflict(game_id, expected_seq, -1)  # another log at that seq
+        if status != "running":
+            return BadAppend(f"game {game_id!r} is over ({status})", RulesReason.GAME_OVER)
+        return SeqConflict(game_id, expected_seq, -1)  # moved and back: only a race
 
     def answered(self, game_id: str, request_id: str, digest: bytes) -> AppendResult | None:
         """The first answer to ``request_id`` when it was answered (see :meth:`append`)."""
         with self.engine.connect() as conn:
-            return self._replayed(conn, game_id, request_id, digest)
-
-    def _replayed(
-        self, conn: Connection, game_id: str, request_id: str, digest: bytes
-    ) -> AppendResult | None:
-        row = conn.execute(
-            select(append_requests).where(append_requests.c.request_id == request_id)
-        ).first()
+            row = conn.execute(
+                select(append_requests).where(append_requests.c.request_id == request_id)
+            ).first()
         if row is None:
             return None
         if row.game_id != game_id:
@@ -420,192 +529,18 @@ class EventStore:
             )
         return AppendResult(row.first_seq, row.last_seq, bytes(row.head_hash), replayed=True)
 
-    def _head(self, conn: Connection, game_id: str, lock: bool = False) -> tuple[int, bytes] | None:
-        query = select(games.c.head_seq, games.c.head_hash, games.c.status).where(
-            games.c.game_id == game_id
-        )
-        if lock and self._pg:
-            query = query.with_for_update()
-        row = conn.execute(query).first()
-        return None if row is None else (row.head_seq, bytes(row.head_hash))
-
-    def _append(
-        self,
-        conn: Connection,
-        game_id: str,
-        expected_seq: int,
-        new_events: Sequence[NewEvent],
-        header: GameHeader | None,
-        ending: GameEnding | None,
-        expected_hash: bytes | None = None,
-    ) -> AppendResult:
-        now = self.clock()
-        with self._heads_lock:
-            cached = self._heads.get(game_id)
-        if (
-            ending is not None
-            and cached is not None
-            and cached[0] == expected_seq > 0
-            and expected_hash in (None, cached[1])
-        ):
-            # The head this process last wrote: one guarded UPDATE both checks it (sequence
-            # number, hash and status, so a stale cache can never pass) and takes the row lock
-            # that serialises writers, instead of a locking SELECT first.
-            done = self._append_after(conn, game_id, cached, new_events, ending, now)
-            if done is not None:
-                return done
-        head = self._head(conn, game_id, lock=True)
-        if head is None:
-            if expected_seq != 0:
-                raise SeqConflict(game_id, expected_seq, 0)
-            if header is None:
-                raise BadAppend(
-                    "the first append of a game needs its header", ServiceReason.NO_HEADER
+    def _head(self, game_id: str, with_status: bool = False) -> Any:
+        """(head seq, head hash[, status]) of a game, or None."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                select(games.c.head_seq, games.c.head_hash, games.c.status).where(
+                    games.c.game_id == game_id
                 )
-            head = (0, genesis_hash(game_id))
-            conn.execute(
-                insert(games).values(
-                    game_id=game_id,
-                    variant=header.variant,
-                    rules_version=header.rules_version,
-                    status="running",
-                    created_at=now,
-                    head_seq=0,
-                    head_hash=head[1],
-                )
-            )
-            if header.players:
-                conn.execute(
-                    insert(game_players),
-                    [
-                        {"game_id": game_id, "seat": seat, "player_id": player}
-                        for seat, player in enumerate(header.players)
-                    ],
-                )
-        else:
-            status: str = conn.execute(
-                select(games.c.status).where(games.c.game_id == game_id)
-            ).scalar_one()
-            if head[0] != expected_seq:
-                raise SeqConflict(game_id, expected_seq, head[0])
-            if expected_hash is not None and head[1] != expected_hash:
-                raise SeqConflict(game_id, expected_seq, -1)  # another log at that seq
-            if status != "running":
-                raise BadAppend(f"game {game_id!r} is over ({status})", RulesReason.GAME_OVER)
-        rows, seq, digest = self._rows(game_id, head, new_events, now)
-        conn.execute(insert(events), rows)
-        values: dict[str, Any] = {"head_seq": seq, "head_hash": digest}
-        if ending is not None:
-            values |= {"status": ending.status, "ended_at": now, "result": ending.result}
-        # The head only moves from where we read it: a second guard beside the primary key.
-        moved = conn.execute(
-            update(games)
-            .where(and_(games.c.game_id == game_id, games.c.head_seq == head[0]))
-            .values(**values)
-        )
-        if moved.rowcount != 1:
-            raise SeqConflict(game_id, expected_seq, -1)
-        if ending is not None:
-            self._record_totals(conn, game_id, ending, now)
-        if self._pg:
-            # Delivered at commit, to every replay process LISTENing (services/replay/follow.py).
-            conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
-        return AppendResult(head[0] + 1, seq, digest)
-
-    def _rows(
-        self, game_id: str, head: tuple[int, bytes], new_events: Sequence[NewEvent], now: datetime
-    ) -> tuple[list[dict[str, Any]], int, bytes]:
-        seq, digest = head
-        rows = []
-        for ev in new_events:
-            seq += 1
-            digest = chain_hash(digest, ev.payload)
-            rows.append(
-                {
-                    "game_id": game_id,
-                    "seq": seq,
-                    "type": ev.type,
-                    "server_time": ev.server_time or now,
-                    "actor": ev.actor,
-                    "cause": ev.cause,
-                    "visibility": ev.visibility,
-                    "payload": ev.payload,
-                    "hash": digest,
-                }
-            )
-        return rows, seq, digest
-
-    def _append_after(
-        self,
-        conn: Connection,
-        game_id: str,
-        head: tuple[int, bytes],
-        new_events: Sequence[NewEvent],
-        ending: GameEnding,
-        now: datetime,
-    ) -> AppendResult | None:
-        """The ending of a game at the head this store last wrote (one guarded UPDATE instead
-        of a locking read): None when the game is not at ``head``."""
-        rows, seq, digest = self._rows(game_id, head, new_events, now)
-        result = AppendResult(head[0] + 1, seq, digest)
-        params: dict[str, Any] = {
-            "g": game_id,
-            "old_seq": head[0],
-            "old_hash": head[1],
-            "new_seq": seq,
-            "new_hash": digest,
-            "new_status": ending.status,
-            "ended": now,
-            "res": ending.result,
-        }
-        moved = conn.execute(_END_GAME, params)
-        if moved.rowcount != 1:
+            ).first()
+        if row is None:
             return None
-        conn.execute(_INSERT_EVENTS, rows)
-        self._record_totals(conn, game_id, ending, now)
-        if self._pg:
-            conn.execute(select(func.pg_notify(NOTIFY_CHANNEL, game_id)))
-        return result
-
-    def _record_totals(
-        self, conn: Connection, game_id: str, ending: GameEnding, now: datetime
-    ) -> None:
-        seats = conn.execute(
-            select(game_players.c.seat, game_players.c.player_id).where(
-                game_players.c.game_id == game_id
-            )
-        ).all()
-        for row in seats:
-            seat_no, player_id = int(row.seat), str(row.player_id)
-            if player_id.startswith("bot:") or seat_no >= len(ending.scores):
-                continue
-            score = int(ending.scores[seat_no])
-            key = and_(
-                player_stats.c.player_id == player_id, player_stats.c.family == ending.family
-            )
-            changed = conn.execute(
-                update(player_stats)
-                .where(key)
-                .values(
-                    games=player_stats.c.games + 1,
-                    total=player_stats.c.total + score,
-                    last_game_id=game_id,
-                    last_score=score,
-                    updated_at=now,
-                )
-            )
-            if changed.rowcount == 0:
-                conn.execute(
-                    insert(player_stats).values(
-                        player_id=player_id,
-                        family=ending.family,
-                        games=1,
-                        total=score,
-                        last_game_id=game_id,
-                        last_score=score,
-                        updated_at=now,
-                    )
-                )
+        found = (int(row.head_seq), bytes(row.head_hash))
+        return (*found, str(row.status)) if with_status else found
 
     # ------------------------------------------------------------------ reading
     def head(self, game_id: str) -> tuple[int, str]:
@@ -623,30 +558,11 @@ class EventStore:
             return self._game(conn, game_id)
 
     def _game(self, conn: Connection, game_id: str, with_players: bool = True) -> GameRow:
-        row = conn.execute(select(games).where(games.c.game_id == game_id)).first()
-        if row is None:
+        query = select(games).where(games.c.game_id == game_id)
+        found = _game_rows(conn, query, with_players)
+        if not found:
             raise GameNotFound(f"no game {game_id!r}")
-        players: list[str] = []
-        if with_players:
-            players = list(
-                conn.execute(
-                    select(game_players.c.player_id)
-                    .where(game_players.c.game_id == game_id)
-                    .order_by(game_players.c.seat)
-                ).scalars()
-            )
-        return GameRow(
-            game_id=row.game_id,
-            variant=row.variant,
-            rules_version=row.rules_version,
-            status=row.status,
-            created_at=row.created_at,
-            ended_at=row.ended_at,
-            head_seq=row.head_seq,
-            head_hash=bytes(row.head_hash),
-            result=row.result,
-            players=tuple(players),
-        )
+        return found[0]
 
     def events(
         self, game_id: str, from_seq: int = 1, limit: int | None = None
@@ -714,10 +630,12 @@ class EventStore:
         """Games newest first, filtered; ``after`` is the (created_at, game_id) of the last
         row of the previous page (keyset pagination: stable while games are added).
         ``created_from`` is inclusive, ``created_until`` exclusive."""
-        query = select(games.c.game_id)
+        query = select(games)
         if player_id is not None:
-            query = query.join(game_players, game_players.c.game_id == games.c.game_id).where(
-                game_players.c.player_id == player_id
+            query = query.where(
+                games.c.game_id.in_(
+                    select(game_players.c.game_id).where(game_players.c.player_id == player_id)
+                )
             )
         if variant is not None:
             query = query.where(games.c.variant == variant)
@@ -737,8 +655,39 @@ class EventStore:
             )
         query = query.order_by(games.c.created_at.desc(), games.c.game_id.desc()).limit(limit)
         with self.engine.connect() as conn:
-            ids: list[str] = list(conn.execute(query).scalars())
-        return [self.game(game_id) for game_id in ids]
+            return _game_rows(conn, query)
+
+
+def _game_rows(conn: Connection, query: Select[Any], with_players: bool = True) -> list[GameRow]:
+    """The games ``query`` (a select of ``games``) finds, in its order, each with its players
+    in seat order: one query, the page joined to the players of its games."""
+    if with_players:
+        page = query.subquery()
+        query = (
+            select(page, game_players.c.player_id)
+            .select_from(page.outerjoin(game_players, game_players.c.game_id == page.c.game_id))
+            .order_by(page.c.created_at.desc(), page.c.game_id.desc(), game_players.c.seat)
+        )
+    found: dict[str, tuple[Any, list[str]]] = {}
+    for row in conn.execute(query):
+        players = found.setdefault(row.game_id, (row, []))[1]
+        if with_players and row.player_id is not None:
+            players.append(row.player_id)
+    return [
+        GameRow(
+            game_id=row.game_id,
+            variant=row.variant,
+            rules_version=row.rules_version,
+            status=row.status,
+            created_at=row.created_at,
+            ended_at=row.ended_at,
+            head_seq=row.head_seq,
+            head_hash=bytes(row.head_hash),
+            result=row.result,
+            players=tuple(players),
+        )
+        for row, players in found.values()
+    ]
 
 
 def first_chain_break(game: GameRow, rows: Sequence[StoredEvent]) -> int | None:

@@ -172,6 +172,25 @@ def test_a_game_cut_inside_a_batch_goes_on_after_a_restart(db_url: str) -> None:
         stop_server(second)
 
 
+def test_a_constraint_other_than_the_head_is_no_seq_conflict(replay: Running) -> None:
+    """A write refused by a constraint that does not guard the game's head (here an
+    operator's index: one event of each type in the store) is ABORTED WRITE_CONFLICT naming
+    the constraint, with no SQL: never SEQ_CONFLICT, never INTERNAL."""
+    from sqlalchemy import text
+
+    with replay.servicer.store.engine.begin() as conn:
+        conn.execute(text("CREATE UNIQUE INDEX uq_test_type ON events (type)"))
+    parts = batches(record(seed="w/1"), "w")
+    request = R.AppendEventsRequest(game_id="w", expected_seq=0, events=parts[0], request_id="w/0")
+    code, reason, info, _ = refused(replay.stub.AppendEvents, request)
+    assert (code, reason) == (grpc.StatusCode.ABORTED, "WRITE_CONFLICT")
+    assert "type" in info["constraint"]
+    with pytest.raises(grpc.RpcError) as again:
+        replay.stub.AppendEvents(request, metadata=W, timeout=20)
+    assert "INSERT" not in (again.value.details() or "")  # type: ignore[attr-defined]
+    assert replay.servicer.store.list_games() == []
+
+
 def test_a_reused_request_id_with_another_body_is_refused(replay: Running) -> None:
     stub = replay.stub
     parts = batches(record(seed="q/1"), "q")

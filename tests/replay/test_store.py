@@ -15,7 +15,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import update
+from sqlalchemy import insert, text, update
+from sqlalchemy.exc import IntegrityError
 
 from services.common.db import make_engine
 from services.common.migrate import upgrade
@@ -27,6 +28,7 @@ from services.replay.store import (
     GameHeader,
     NewEvent,
     SeqConflict,
+    WriteConflict,
     chain_hash,
     genesis_hash,
 )
@@ -146,6 +148,66 @@ def test_ending_a_game_updates_totals_once_however_often_retried(store: EventSto
     store.append("g2", 1, [ev(2)], "g2-2", ending=GameEnding("finished", [6, -6], "doudizhu"))
     alice = store.player_stats("alice")
     assert [(s.games, s.total, s.last_game_id, s.last_score) for s in alice] == [(2, -2, "g2", -6)]
+
+
+def test_endings_at_once_for_new_players_all_count(store: EventStore) -> None:
+    """Games of one new player ending at the same moment, from several threads (each on a
+    connection of its own): every ending adds to the player's total, none is lost and none is
+    refused (the first row of a new player is an upsert, not an UPDATE then a racing INSERT)."""
+    writers, rounds = 4, 5
+    for r in range(rounds):
+        for i in range(writers):
+            header = GameHeader("doudizhu3", 1, [f"new{r}", f"other{r}-{i}", "bot:x"])
+            store.append(f"g{r}-{i}", 0, [ev(1)], f"s{r}-{i}", header=header)
+    failures: list[BaseException] = []
+
+    def end(r: int, i: int, barrier: threading.Barrier) -> None:
+        ending = GameEnding("finished", [i + 1, -(i + 1), 0], "doudizhu", {"round": r})
+        barrier.wait()
+        try:
+            store.append(f"g{r}-{i}", 1, [ev(2)], f"e{r}-{i}", ending=ending)
+        except BaseException as exc:
+            failures.append(exc)
+
+    for r in range(rounds):
+        barrier = threading.Barrier(writers)
+        threads = [threading.Thread(target=end, args=(r, i, barrier)) for i in range(writers)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert failures == []
+    for r in range(rounds):
+        [stats] = store.player_stats(f"new{r}")
+        assert (stats.games, stats.total) == (writers, sum(range(1, writers + 1)))
+        assert all(store.game(f"g{r}-{i}").status == "finished" for i in range(writers))
+
+
+def test_only_a_head_conflict_is_a_seq_conflict(store: EventStore) -> None:
+    """The constraints that guard a game's head are told from every other one: a duplicate
+    event is a head conflict, a constraint the head does not own is a WriteConflict that
+    names it (no SQL) and writes nothing."""
+    store.append("g1", 0, [ev(1)], "r1", header=HEADER)
+    row = {
+        "game_id": "g1", "seq": 1, "type": "play", "server_time": datetime.now(UTC),
+        "actor": "x", "cause": "player", "visibility": -1, "payload": b"x", "hash": b"h",
+    }  # fmt: skip
+    with pytest.raises(IntegrityError) as info, store.engine.begin() as conn:
+        conn.execute(insert(events).values(**row))
+    assert store.recorder.constraint(info.value.orig) == "pk_events"
+
+    # A constraint of the operator's (here: no payload twice), not of the head.
+    with store.engine.begin() as conn:
+        conn.execute(text("CREATE UNIQUE INDEX uq_test_payload ON events (payload)"))
+    with pytest.raises(WriteConflict) as refused:
+        store.append("g2", 0, [ev(1)], "r2", header=HEADER)
+    assert refused.value.reason == "WRITE_CONFLICT"
+    assert "INSERT" not in str(refused.value) and "payload" in refused.value.constraint
+    with pytest.raises(WriteConflict):
+        store.append("g1", 1, [ev(1)], "r3")
+    assert [e.seq for e in store.events("g1")] == [1] and store.events("g2") == []
+    assert store.list_games() == [store.game("g1")]
+    store.append("g1", 1, [ev(2)], "r3")  # the same request id, once it can be stored
 
 
 def test_list_games_filters_and_pages_newest_first(db_url: str) -> None:
