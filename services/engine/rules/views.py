@@ -193,7 +193,10 @@ def _view(state: GameState, seat: int | None) -> SeatView:
         bottom = state.bottom
     to_move = seat is not None and state.turn == seat
     must_hold = state.must_hold() if to_move else None
-    return SeatView(
+    # A view is built for every timeout and bot move: fill the frozen dataclass's fields in
+    # one update rather than through its generated __init__ (one object.__setattr__ each).
+    view = object.__new__(SeatView)
+    view.__dict__.update(
         variant=v,
         room=state.room,
         seat=seat,
@@ -219,6 +222,7 @@ def _view(state: GameState, seat: int | None) -> SeatView:
         record=write_record(state) if over else None,
         settlement=state.settlement if over else None,
     )
+    return view
 
 
 def seat_view(state: GameState, seat: int) -> SeatView:
