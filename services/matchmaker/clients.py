@@ -111,7 +111,7 @@ class Engine(Remote):
 
     def __init__(self, target: str, token: str = "", timeout: float = 10.0) -> None:
         super().__init__(target, token, timeout)
-        self.stub = engine_pb2_grpc.EngineServiceStub(self.channel)
+        self.stub: Any = engine_pb2_grpc.EngineServiceStub(self.channel)  # type: ignore[no-untyped-call]
 
     async def new_game(self, request: engine_pb2.NewGameRequest) -> engine_pb2.NewGameResponse:
         result: engine_pb2.NewGameResponse = await self.call(self.stub.NewGame, request)
@@ -137,7 +137,7 @@ class Replay(Remote):
 
     def __init__(self, target: str, token: str = "", timeout: float = 10.0) -> None:
         super().__init__(target, token, timeout)
-        self.stub = replay_pb2_grpc.ReplayServiceStub(self.channel)
+        self.stub: Any = replay_pb2_grpc.ReplayServiceStub(self.channel)  # type: ignore[no-untyped-call]
 
     async def append(self, request: replay_pb2.AppendEventsRequest) -> None:
         await self.call(self.stub.AppendEvents, request)

@@ -392,7 +392,7 @@ class Runner:
         table: Table,
         action: engine_pb2.Action,
         actor: str,
-        cause: int,
+        cause: Any,
         w: Write,
         view_seat: int | None = None,
     ) -> engine_pb2.ApplyResponse:
@@ -622,7 +622,8 @@ class Runner:
     def _replayed(self, stored: Any, digest: bytes) -> M.ActResponse:
         if bytes(stored.body_hash) != digest:
             raise failed("REQUEST_ID_REUSED", "this request id was used for another action")
-        return M.ActResponse.FromString(stored.response)
+        response: M.ActResponse = M.ActResponse.FromString(stored.response)
+        return response
 
     async def ready(self, table_id: str, player: str) -> Table:
         async def change(table: Table) -> Write | None:

@@ -341,7 +341,7 @@ class MatchmakerServicer:
 
     @rpc
     async def Act(self, request: M.ActRequest, context: Any) -> M.ActResponse:
-        table_id, player = self._ids(request)
+        _table_id, player = self._ids(request)
         self.who(context, player)
         if not request.HasField("action") or request.action.WhichOneof("kind") is None:
             raise missing("action")
@@ -388,9 +388,7 @@ class MatchmakerServicer:
         return out
 
     @rpc
-    async def ListTables(
-        self, request: M.ListTablesRequest, context: Any
-    ) -> M.ListTablesResponse:
+    async def ListTables(self, request: M.ListTablesRequest, context: Any) -> M.ListTablesResponse:
         acc.operator(self.who(context))
         size = request.page_size or 50
         if not 1 <= size <= 500:

@@ -64,9 +64,11 @@ def play_game(stub: Any, table_id: str, player: str, style: str = "mixed") -> M.
     """Ready, then play until the game ends: act on some turns, time out on others."""
     stub.Ready(M.ReadyRequest(table_id=table_id, player_id=player), timeout=10)
     snap = wait_for(
-        lambda: (s := stub.GetTable(M.GetTableRequest(table_id=table_id, player_id=player)))
-        and s.state == M.TABLE_STATE_PLAYING
-        and s
+        lambda: (
+            (s := stub.GetTable(M.GetTableRequest(table_id=table_id, player_id=player)))
+            and s.state == M.TABLE_STATE_PLAYING
+            and s
+        )
     )
     game_no = snap.game_no
     turns = 0
@@ -123,9 +125,9 @@ def hidden_leaks(events: list[M.TableEvent], seat: int, variant: str, seed: str)
         if g.envelope.HasField("seat") and g.envelope.seat != seat:
             leaks.append(f"private event of seat {g.envelope.seat}: {g.type}")
         body = json.loads(g.data_json)
-        if g.type == "deal" and "hand" in body:
-            if tuple(sorted(rules.parse_cards(body["hand"]))) not in mine:
-                leaks.append(f"a foreign hand dealt to seat {seat}")
+        dealt = body.get("hand") if g.type == "deal" else None
+        if dealt is not None and tuple(sorted(rules.parse_cards(dealt))) not in mine:
+            leaks.append(f"a foreign hand dealt to seat {seat}")
         for key, value in body.items():
             if key in ("hand", "hands") and g.type != "deal":
                 leaks.append(f"{g.type} carries {key}: {value!r}")
