@@ -235,7 +235,7 @@ class Runner:
 
         async def deliver(game_rows: list[Any]) -> None:
             done: list[int] = []
-            for i, r in enumerate(game_rows):
+            for r in game_rows:
                 request = replay_pb2.AppendEventsRequest.FromString(r.body)
                 try:
                     await self.replay.append(request)
@@ -254,8 +254,9 @@ class Runner:
                         game_id=r.game_id, first_seq=r.first_seq, attempts=attempts,
                         error=str(exc)[:200],
                     )  # fmt: skip
-                    rest = [x.id for x in game_rows[i:]]
-                    await self.db(self.store.retry_later, rest, attempts, delay, str(exc))
+                    await self.db(
+                        self.store.retry_later, r.game_id, r.id, attempts, delay, str(exc)
+                    )
                     break
             if done:
                 await self.db(self.store.delivered, done)

@@ -546,12 +546,21 @@ class Store:
         with self.engine.begin() as conn:
             conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
 
-    def retry_later(self, ids: Sequence[int], attempts: int, delay_ms: int, error: str) -> None:
+    def retry_later(
+        self, game_id: str, failed_id: int, attempts: int, delay_ms: int, error: str
+    ) -> None:
+        """Back off every undelivered row of the game together, so that they are claimed
+        again together and delivered in order (replay refuses a gap)."""
         with self.engine.begin() as conn:
             conn.execute(
                 update(outbox)
-                .where(outbox.c.id.in_(list(ids)))
-                .values(next_try_ms=now_ms() + delay_ms, attempts=attempts, last_error=error[:250])
+                .where(outbox.c.game_id == game_id)
+                .values(next_try_ms=now_ms() + delay_ms)
+            )
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.id == failed_id)
+                .values(attempts=attempts, last_error=error[:250])
             )
 
     def outbox_lag(self) -> tuple[int, float]:

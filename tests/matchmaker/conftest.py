@@ -190,8 +190,14 @@ def data(ev: M.TableEvent) -> dict[str, Any]:
 
 
 def verify(cluster: Cluster, game_id: str) -> replay_pb2.VerifyGameResponse:
+    """The replay service's verdict on a game (not ok while it has not arrived)."""
     stub = cluster.replay()
-    answer: replay_pb2.VerifyGameResponse = stub.VerifyGame(
-        replay_pb2.VerifyGameRequest(game_id=game_id), timeout=20
-    )
+    try:
+        answer: replay_pb2.VerifyGameResponse = stub.VerifyGame(
+            replay_pb2.VerifyGameRequest(game_id=game_id), timeout=20
+        )
+    except grpc.RpcError as exc:
+        if exc.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.UNAVAILABLE):
+            return replay_pb2.VerifyGameResponse(ok=False)
+        raise
     return answer
