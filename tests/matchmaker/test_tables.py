@@ -19,7 +19,7 @@ from services.common.db import make_engine
 from services.common.grpc_errors import details
 from services.matchmaker.models import holds, outbox, table_events
 
-from .conftest import SHORT, Cluster, data, seated, verify, view_of, wait_for
+from .conftest import Cluster, data, seated, verify, view_of, wait_for
 from .test_games import Stream, act, enqueue, play_game
 
 M = matchmaker_pb2
@@ -122,8 +122,8 @@ def test_disconnect_past_the_grace_is_an_escape_with_its_penalty(cluster: Cluste
     audit = cluster.replay().AuditEscape(replay_pb2.AuditEscapeRequest(game_id=game_id))
     assert audit.consistent
     # The hold ended: alice may queue again.
-    assert stub.Enqueue(M.EnqueueRequest(player_id="alice", variant="ddz3",
-                                         bot_fill_after_ms=-1)).state == M.TICKET_STATE_QUEUED  # fmt: skip
+    again = M.EnqueueRequest(player_id="alice", variant="ddz3", bot_fill_after_ms=-1)
+    assert stub.Enqueue(again).state == M.TICKET_STATE_QUEUED
 
 
 def test_a_player_not_ready_in_time_is_removed_and_the_table_closes(cluster: Cluster) -> None:
