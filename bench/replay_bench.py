@@ -49,9 +49,10 @@ from sqlalchemy import (
 
 from services.common.db import make_engine, normalize_url
 from services.common.migrate import upgrade
+from services.common.wire import CAUSE_OF_BY, event_message, header_message
 from services.engine import rules
 from services.engine.game_cli import play_out
-from services.replay.events import CAUSE_OF_BY, header_event, prepare_append, rules_event
+from services.replay.events import prepare_append
 from services.replay.games import ReplayGames
 from services.replay.store import EventStore
 
@@ -89,11 +90,11 @@ def game_batches(seed: str, game_id: str) -> list[list[common_pb2.Event]]:
     loaded = rules.load_record(rec)
     state = rules.initial_state(loaded, game_id)
     header = {k: v for k, v in rec.items() if k != "actions"}
-    out = [[header_event(header), *(rules_event(e) for e in rules.deal_events(state))]]
+    out = [[header_message(header), *(event_message(e) for e in rules.deal_events(state))]]
     for action in loaded.actions:
         state, produced = rules.apply(state, action)
         cause = CAUSE_OF_BY.get(getattr(action, "by", None) or "", common_pb2.CAUSE_PLAYER)
-        out.append([rules_event(e, players[action.seat], cause) for e in produced])
+        out.append([event_message(e, actor=players[action.seat], cause=cause) for e in produced])
     return out
 
 

@@ -101,7 +101,8 @@ async def _client(
     target: str, rpc: str, tasks: int, duration: float, rate: float, variant: str, seed: int
 ) -> Result:
     import grpc
-    from cardroom.v1 import engine_pb2, engine_pb2_grpc
+
+    from services.common.wire import engine_pb2, engine_pb2_grpc
 
     result = Result(rpc, duration)
     rnd = random.Random(seed)

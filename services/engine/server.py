@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-from cardroom.v1 import engine_pb2, engine_pb2_grpc
 
 from services.common import auth
 from services.common import logging as clog
 from services.common.db import DEFAULT_DATA_DIR
 from services.common.server import ServiceSpec, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
+from services.common.wire import engine_pb2, engine_pb2_grpc
 
 from . import tokens
 from .service import EngineServicer

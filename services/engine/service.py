@@ -8,49 +8,31 @@ may surface as INTERNAL or UNKNOWN.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import uuid
 from collections import OrderedDict
-from collections.abc import Mapping
 from typing import Any
 
 import grpc
-from cardroom.v1 import common_pb2, engine_pb2, engine_pb2_grpc
-from google.protobuf import timestamp_pb2
 
-from services.common import grpc_errors, limits
+from services.common import grpc_errors, limits, wire
+from services.common.fields import MAX_JSON, cards_of, json_object, limited, rules_error, text
 from services.common.grpc_errors import ServiceError, invalid, missing
+from services.common.wire import (
+    action_message,
+    action_of,
+    common_pb2,
+    engine_pb2,
+    engine_pb2_grpc,
+    pattern_message,
+    settlement_message,
+    view_message,
+)
 
 from . import rules
 from .tokens import Sealer, TokenInvalid
 
-#: Longest card list or other short text accepted; a two-deck game has 108 cards (≤ 3 chars
-#: each with separators), so this only stops abuse.
-MAX_TEXT = 1024
-MAX_JSON = 64 * 1024
-
-#: Reasons that describe the request itself; every other rules reason depends on the game's
-#: state (or the play to beat) and is FAILED_PRECONDITION.
-INVALID_REASONS = frozenset(
-    {
-        "MISSING_FIELD",
-        "INVALID_FIELD",
-        "UNKNOWN_VARIANT",
-        "INVALID_OVERRIDE",
-        "INVALID_ROOM",
-        "INVALID_CARDS",
-        "CARDS_NOT_IN_DECK",
-        "NOT_A_PATTERN",
-        "INVALID_DEAL",
-        "INVALID_RECORD",
-        "NO_SUCH_SEAT",
-        "BAD_DEAL",
-        "BAD_ACTION",
-        "BAD_BID",
-        "BAD_RECORD",
-        TokenInvalid.reason,
-    }
-)
 MAX_GAME_ID = limits.MAX_GAME_ID
 #: Opened states kept per worker, by token: a client that lists the legal actions and then
 #: applies one sends the same token twice, and opening (decrypt, inflate, parse) is the
@@ -58,45 +40,7 @@ MAX_GAME_ID = limits.MAX_GAME_ID
 STATE_CACHE_SIZE = 2048
 
 
-def rules_error(exc: Exception, field: str | None = None) -> ServiceError:
-    """The service error for an exception the rules raised about ``field``."""
-    if isinstance(exc, ServiceError):
-        return exc
-    if isinstance(exc, TokenInvalid):
-        return invalid(exc.reason, str(exc), field)
-    if isinstance(exc, rules.CardParseError):
-        return invalid("INVALID_CARDS", str(exc), field)
-    if isinstance(exc, rules.VariantError):
-        if exc.field == "variant":
-            return invalid("UNKNOWN_VARIANT", str(exc), field or "variant")
-        path = f"{field}.{exc.field}" if field and exc.field else field or exc.field or None
-        return invalid("INVALID_OVERRIDE", str(exc), path)
-    if isinstance(exc, rules.ReplayError):
-        where = f"actions[{exc.index}]"
-        meta = {"index": str(exc.index), "seat": str(exc.seat)}
-        code = (
-            grpc.StatusCode.INVALID_ARGUMENT
-            if exc.reason in INVALID_REASONS
-            else grpc.StatusCode.FAILED_PRECONDITION
-        )
-        return ServiceError(code, exc.reason, str(exc), where, meta)
-    if isinstance(exc, rules.RecordError):
-        return invalid(exc.reason, str(exc), exc.field or field)
-    if isinstance(exc, rules.RulesError):
-        if exc.reason in INVALID_REASONS:
-            return invalid(exc.reason, str(exc), field)
-        return grpc_errors.failed(exc.reason, str(exc), field)
-    return invalid("INVALID_FIELD", str(exc), field)
-
-
 # --------------------------------------------------------------------------- field checks
-def limited(exc: limits.LimitError) -> ServiceError:
-    """The refusal of a value outside services/common/limits.py."""
-    if exc.missing:
-        return missing(exc.field)
-    return invalid(exc.reason, str(exc), exc.field)
-
-
 def header_of(
     request: engine_pb2.NewGameRequest, state: rules.GameState, game_id: str
 ) -> dict[str, Any]:
@@ -127,14 +71,6 @@ def check_players(request: engine_pb2.NewGameRequest, v: rules.Variant) -> None:
         )  # fmt: skip
 
 
-def text(value: str, field: str, *, required: bool = True, limit: int = MAX_TEXT) -> str:
-    if required and not value.strip():
-        raise missing(field)
-    if len(value) > limit:
-        raise grpc_errors.bad_field(field, f"{field} is longer than {limit} characters")
-    return value
-
-
 def variant_of(name: str, overrides_json: str, field: str = "variant") -> rules.Variant:
     text(name, field)
     try:
@@ -152,41 +88,6 @@ def variant_of(name: str, overrides_json: str, field: str = "variant") -> rules.
         raise invalid("INVALID_OVERRIDE", f"bad override: {exc}", "overrides_json") from None
 
 
-def json_object(raw: str, field: str, *, reason: str = "INVALID_FIELD") -> dict[str, Any]:
-    if not raw.strip():
-        return {}
-    if len(raw) > MAX_JSON:
-        raise invalid(reason, f"{field} is longer than {MAX_JSON} characters", field)
-    try:
-        value = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise invalid(reason, f"{field} is not JSON: {exc}", field) from None
-    if not isinstance(value, dict):
-        raise invalid(reason, f"{field} must be a JSON object", field)
-    return value
-
-
-def cards_of(value: str, field: str, *, required: bool = True) -> tuple[rules.Card, ...]:
-    text(value, field, required=required)
-    try:
-        return rules.parse_cards(value)
-    except rules.CardParseError as exc:
-        raise invalid("INVALID_CARDS", str(exc), field) from None
-
-
-def pattern_message(p: rules.Pattern) -> engine_pb2.Pattern:
-    d = p.to_dict()
-    return engine_pb2.Pattern(
-        kind=str(d["kind"]),
-        rank=str(d["rank"]),
-        length=p.length,
-        size=p.size,
-        low=p.low,
-        wings=str(d["wings"]),
-        reading=p.reading,
-    )
-
-
 def variant_message(v: rules.Variant) -> engine_pb2.Variant:
     msg = engine_pb2.Variant(
         choices=sorted(v.choices()),
@@ -200,15 +101,14 @@ def variant_message(v: rules.Variant) -> engine_pb2.Variant:
             getattr(msg, key).extend(value)
         else:
             setattr(msg, key, value)
+    # The timers moved to the room's table settings (not rules); their defaults stay here so
+    # callers of ListVariants keep finding them (engine.proto says where they went).
+    for key, value in dataclasses.asdict(rules.TableSettings()).items():
+        setattr(msg, key, value)
     return msg
 
 
 # --------------------------------------------------------------------------- games
-_PHASES = {p.value: getattr(engine_pb2, f"PHASE_{p.name}") for p in rules.Phase}
-_STATUSES = {s.value: getattr(engine_pb2, f"GAME_STATUS_{s.name}") for s in rules.Status}
-_CAUSE_OF_BY = {"timeout": common_pb2.CAUSE_TIMEOUT, "autoplay": common_pb2.CAUSE_AUTOPLAY}
-
-
 def seat_of(value: int, v: rules.Variant, field: str) -> int:
     if not 0 <= value < v.players:
         raise invalid("NO_SUCH_SEAT", f"{field} {value} is not a seat of {v.name}", field)
@@ -234,7 +134,9 @@ def room_of(msg: common_pb2.Room, field: str = "room") -> rules.Room:
     try:
         return rules.Room.from_dict(data)
     except rules.VariantError as exc:
-        raise invalid("INVALID_ROOM", str(exc), f"{field}.{exc.field}") from None
+        # A table setting arrives in overrides_json; stake and the bounds in their own fields.
+        where = f"{field}.overrides_json" if exc.field in rules.TABLE_FIELDS else field
+        raise invalid("INVALID_ROOM", str(exc), f"{where}.{exc.field}") from None
 
 
 def variant_in_room(
@@ -261,56 +163,6 @@ def variant_in_room(
         raise invalid("INVALID_OVERRIDE", f"bad override: {exc}", path) from None
 
 
-def action_of(msg: engine_pb2.Action, field: str = "action") -> rules.Action:
-    """The rules action of a message; the seat is checked by the rules (NO_SUCH_SEAT)."""
-    kind = msg.WhichOneof("kind")
-    seat = msg.seat
-    if kind is None:
-        raise missing(f"{field}.kind")
-    if kind == "bid":
-        if not 1 <= msg.bid <= 3:
-            raise invalid("BAD_BID", f"a bid is 1, 2 or 3, not {msg.bid}", f"{field}.bid")
-        return rules.Bid(seat, msg.bid)
-    if kind == "pass":
-        if not getattr(msg, "pass"):  # a Python keyword: no attribute syntax
-            raise invalid("BAD_ACTION", "pass must be true", f"{field}.pass")
-        return rules.Pass(seat)
-    if kind == "play":
-        cards = cards_of(msg.play.cards, f"{field}.play.cards")
-        reading = text(msg.play.reading, f"{field}.play.reading", required=False) or None
-        return rules.PlayCards(seat, tuple(cards), reading)
-    if kind == "autoplay":
-        return rules.SetAutoplay(seat, msg.autoplay)
-    flag: bool = getattr(msg, kind)
-    if not flag:
-        raise invalid("BAD_ACTION", f"{kind} must be true", f"{field}.{kind}")
-    if kind == "show_hand":
-        return rules.ShowHand(seat)
-    if kind == "leave":
-        return rules.Leave(seat)
-    return rules.Timeout(seat)
-
-
-def action_message(action: rules.Action) -> engine_pb2.Action:
-    msg = engine_pb2.Action(seat=action.seat)
-    if isinstance(action, rules.Bid):
-        msg.bid = action.amount
-    elif isinstance(action, rules.Pass):
-        setattr(msg, "pass", True)
-    elif isinstance(action, rules.PlayCards):
-        msg.play.cards = rules.format_cards(action.cards)
-        msg.play.reading = action.reading or ""
-    elif isinstance(action, rules.ShowHand):
-        msg.show_hand = True
-    elif isinstance(action, rules.Leave):
-        msg.leave = True
-    elif isinstance(action, rules.SetAutoplay):
-        msg.autoplay = action.on
-    else:
-        msg.timeout = True
-    return msg
-
-
 def deal_of(msg: engine_pb2.Deal, field: str = "deal") -> dict[str, Any]:
     """Keyword arguments of ``new_game`` for a Deal message."""
     kind = msg.WhichOneof("kind")
@@ -325,56 +177,6 @@ def deal_of(msg: engine_pb2.Deal, field: str = "deal") -> dict[str, Any]:
     bottom = tuple(cards_of(msg.explicit.bottom, f"{field}.explicit.bottom", required=False))
     opener = msg.explicit.opener if msg.explicit.HasField("opener") else None
     return {"deal": rules.ExplicitDeal(hands, bottom, opener)}
-
-
-def view_message(view: rules.SeatView) -> engine_pb2.View:
-    msg = engine_pb2.View(
-        variant=view.variant.name,
-        phase=_PHASES.get(view.phase, engine_pb2.PHASE_UNSPECIFIED),
-        status=_STATUSES.get(view.status, engine_pb2.GAME_STATUS_UNSPECIFIED),
-        counts=view.counts,
-        bid=view.bid,
-        view_json=json.dumps(view.to_dict(), separators=(",", ":"), ensure_ascii=False),
-    )
-    if view.seat is not None:
-        msg.seat = view.seat
-    if view.turn is not None:
-        msg.turn = view.turn
-    if view.hand is not None:
-        msg.hand = rules.format_cards(view.hand)
-    if view.landlord is not None:
-        msg.landlord = view.landlord
-    if view.bottom is not None:
-        msg.bottom = rules.format_cards(view.bottom)
-    if view.last is not None:
-        msg.last_play = rules.format_cards(view.last.cards)
-        msg.last_pattern = view.last.pattern.reading
-    if view.last_seat is not None:
-        msg.last_seat = view.last_seat
-    if view.shown_hand is not None:
-        msg.shown_hand = rules.format_cards(view.shown_hand)
-    return msg
-
-
-def settlement_message(s: rules.Settlement) -> engine_pb2.Settlement:
-    d = s.to_dict()
-    msg = engine_pb2.Settlement(
-        status=_STATUSES.get(s.status, engine_pb2.GAME_STATUS_UNSPECIFIED),
-        scores=s.scores,
-        stake=s.stake,
-        bid=s.bid,
-        base=s.base,
-        factors=[engine_pb2.Factor(name=f.name, value=f.value, detail=f.detail) for f in s.factors],
-        multiplier_before_cap=s.multiplier_before_cap,
-        multiplier=s.multiplier,
-        steps=[engine_pb2.SettlementStep(name=t.name, value=t.value, how=t.how) for t in s.steps],
-        settlement_json=json.dumps(d, separators=(",", ":"), ensure_ascii=False),
-    )
-    for name in ("landlord", "winner", "escaper"):
-        value = getattr(s, name)
-        if value is not None:
-            setattr(msg, name, value)
-    return msg
 
 
 def record_of(msg: engine_pb2.GameRecord) -> dict[str, Any]:
@@ -413,19 +215,14 @@ def _record_action(action: rules.Action) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- the servicer
 # A ServiceError, or a rules error that escaped a field check, ends the call with its status.
-rpc = grpc_errors.refusing(
-    (ServiceError, rules.RulesError, rules.VariantError, TokenInvalid), rules_error
-)
+def engine_error(exc: Exception, field: str | None = None) -> ServiceError:
+    """A rules error's refusal (:func:`~services.common.fields.rules_error`), or a token's."""
+    if isinstance(exc, TokenInvalid):
+        return invalid(exc.reason, str(exc), field)
+    return rules_error(exc, field)
 
 
-def _dumps(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-
-
-def _now() -> timestamp_pb2.Timestamp:
-    ts = timestamp_pb2.Timestamp()
-    ts.GetCurrentTime()
-    return ts
+rpc = grpc_errors.refusing((ServiceError, rules.RulesError, TokenInvalid), engine_error)
 
 
 class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
@@ -505,7 +302,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             self._states.popitem(last=False)
 
     def _seal(self, state: rules.GameState, game_id: str, seq: int) -> engine_pb2.GameToken:
-        token = self.sealer.seal(_dumps(state.to_dict()).encode(), game_id, seq)
+        token = self.sealer.seal(wire.dumps(state.to_dict()).encode(), game_id, seq)
         key = token + b"\x00" + game_id.encode() + b"\x00" + str(seq).encode()
         self._remember(key, state)
         return engine_pb2.GameToken(game_id=game_id, seq=seq, token=token)
@@ -516,29 +313,22 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         game_id: str,
         first_seq: int,
         actor: str,
-        cause: Any,
-        deadline: timestamp_pb2.Timestamp | None,
-    ) -> list[common_pb2.Event]:
-        now = _now()
-        out = []
-        for i, e in enumerate(events):
-            env = common_pb2.EventEnvelope(
+        cause: wire.common_pb2.Cause,
+        deadline: wire.timestamp_pb2.Timestamp | None,
+    ) -> list[wire.common_pb2.Event]:
+        now = wire.now()
+        return [
+            wire.event_message(
+                e,
                 game_id=game_id,
                 seq=first_seq + i,
-                server_time=now,
                 actor=actor,
                 cause=cause,
-                visibility=common_pb2.VISIBILITY_PUBLIC
-                if e.to is None
-                else common_pb2.VISIBILITY_SEAT,
+                deadline=deadline,
+                server_time=now,
             )
-            if e.to is not None:
-                env.seat = e.to
-            if deadline is not None:
-                env.turn_deadline.CopyFrom(deadline)
-            data: Mapping[str, Any] = {"seat": e.seat, **e.data}
-            out.append(common_pb2.Event(envelope=env, type=e.type, data_json=_dumps(data)))
-        return out
+            for i, e in enumerate(events)
+        ]
 
     # ------------------------------------------------------------------ game RPCs
     @rpc
@@ -567,15 +357,9 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         except rules.RulesError as exc:
             raise rules_error(exc, "deal" if exc.reason == "BAD_DEAL" else None) from None
         # seq 1 is the header (auditors only: its seed reveals every hand), then the deal.
-        now = _now()
-        header = common_pb2.Event(
-            envelope=common_pb2.EventEnvelope(
-                game_id=game_id, seq=1, server_time=now, actor=actor,
-                visibility=common_pb2.VISIBILITY_AUDITOR,
-            ),
-            type="game_header",
-            data_json=_dumps(header_of(request, state, game_id)),
-        )  # fmt: skip
+        header = wire.header_message(
+            header_of(request, state, game_id), game_id=game_id, actor=actor, server_time=wire.now()
+        )
         events = rules.deal_events(state)
         seq = 1 + len(events)
         response = engine_pb2.NewGameResponse(

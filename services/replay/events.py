@@ -17,21 +17,12 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from cardroom.v1 import common_pb2
-
 from services.common import limits
+from services.common.wire import EVENT_TYPES, GAME_OVER, HEADER, common_pb2
 from services.engine import rules
 
-from .store import PUBLIC, GameHeader, NewEvent, StoredEvent
+from .store import PUBLIC, GameHeader, NewEvent
 
-HEADER = "game_header"
-GAME_OVER = "game_over"
-#: Events that are a seat's action (re-executed); every other type is a result of one.
-ACTION_TYPES = frozenset({"bid", "pass", "play", "show_hand", "leave", "autoplay"})
-#: Every event type a game's log may hold: the header and what the rules produce.
-EVENT_TYPES = ACTION_TYPES | {
-    HEADER, GAME_OVER, "deal", "landlord", "bottom", "new_trick", "redeal",
-}  # fmt: skip
 MAX_TYPE = limits.MAX_EVENT_TYPE
 MAX_ACTOR = limits.MAX_PLAYER_ID
 MAX_DATA = 64 * 1024
@@ -39,9 +30,6 @@ MAX_DATA = 64 * 1024
 AUDITORS = -2
 
 CAUSE_NAMES = limits.CAUSES
-#: The record's "by" of an action, from its event's cause (DESIGN.md action forms).
-BY_OF_CAUSE = {common_pb2.CAUSE_TIMEOUT: "timeout", common_pb2.CAUSE_AUTOPLAY: "autoplay"}
-CAUSE_OF_BY = {"timeout": common_pb2.CAUSE_TIMEOUT, "autoplay": common_pb2.CAUSE_AUTOPLAY}
 
 
 class EventError(ValueError):
@@ -51,14 +39,6 @@ class EventError(ValueError):
         super().__init__(message)
         self.reason = reason
         self.field = field
-
-
-_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
-
-
-def dumps(value: Any) -> str:
-    """Compact JSON, as the engine writes event bodies (one encoder: this runs per event)."""
-    return _ENCODER.encode(value)
 
 
 def encode(event: common_pb2.Event) -> bytes:
@@ -71,23 +51,6 @@ def decode(payload: bytes) -> common_pb2.Event:
     event = common_pb2.Event()
     event.ParseFromString(payload)
     return event
-
-
-def data_of(event: common_pb2.Event) -> dict[str, Any]:
-    """An event's body; {} when it is not a JSON object (only a tampered row can be)."""
-    try:
-        value = json.loads(event.data_json) if event.data_json else {}
-    except (ValueError, RecursionError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def seat_of_event(event: common_pb2.Event) -> int | None:
-    """The one seat a private event is for, or None for a public one."""
-    env = event.envelope
-    if env.visibility == common_pb2.VISIBILITY_SEAT and env.HasField("seat"):
-        return int(env.seat)
-    return None
 
 
 def timestamp_of(when: datetime) -> Any:
@@ -256,38 +219,3 @@ def prepare_append(
             )
         )
     return Prepared(out, completed, header, variant if header is not None else None)
-
-
-# --------------------------------------------------------------------------- from the rules
-def header_event(record: Mapping[str, Any]) -> common_pb2.Event:
-    """The ``game_header`` event of a record (its actions and result left out), for auditors
-    only: its seed reveals every hand."""
-    data = {k: v for k, v in record.items() if k not in ("actions", "result")}
-    return common_pb2.Event(
-        envelope=common_pb2.EventEnvelope(visibility=common_pb2.VISIBILITY_AUDITOR),
-        type=HEADER,
-        data_json=dumps(data),
-    )
-
-
-def rules_event(
-    e: rules.Event, actor: str = "", cause: Any = common_pb2.CAUSE_UNSPECIFIED
-) -> common_pb2.Event:
-    """A rules event in the envelope, as the engine service builds it."""
-    env = common_pb2.EventEnvelope(actor=actor, cause=cause)
-    if e.to is None:
-        env.visibility = common_pb2.VISIBILITY_PUBLIC
-    else:
-        env.visibility = common_pb2.VISIBILITY_SEAT
-        env.seat = e.to
-    return common_pb2.Event(envelope=env, type=e.type, data_json=dumps({"seat": e.seat, **e.data}))
-
-
-def expected_data(e: rules.Event) -> dict[str, Any]:
-    """A rules event's body as it appears in data_json (JSON round trip: tuples → lists)."""
-    value: dict[str, Any] = json.loads(dumps({"seat": e.seat, **e.data}))
-    return value
-
-
-def stored_events(rows: Sequence[StoredEvent]) -> list[tuple[StoredEvent, common_pb2.Event]]:
-    return [(row, decode(row.payload)) for row in rows]

@@ -23,30 +23,28 @@ from datetime import UTC, datetime
 from itertools import zip_longest
 from typing import Any
 
-from cardroom.v1 import common_pb2
 from google.protobuf.message import DecodeError
 
 from services.common import limits
-from services.engine import rules
-
-from .events import (
+from services.common.wire import (
     ACTION_TYPES,
     BY_OF_CAUSE,
     CAUSE_OF_BY,
     GAME_OVER,
     HEADER,
-    EventError,
+    BadEvent,
+    action_of_event,
+    common_pb2,
     data_of,
-    decode,
     dumps,
-    encode,
-    expected_data,
-    header_event,
-    header_record,
-    prepare_append,
-    rules_event,
+    event_data,
+    event_message,
+    header_message,
     seat_of_event,
 )
+from services.engine import rules
+
+from .events import EventError, decode, encode, header_record, prepare_append
 from .store import (
     AppendResult,
     BadAppend,
@@ -92,10 +90,6 @@ class Reexecution:
     pending: tuple[rules.Event, ...] = ()
 
 
-class _BadAction(ValueError):
-    pass
-
-
 class Diverged(Exception):
     """An event that does not follow from the game (see :func:`follow`)."""
 
@@ -112,49 +106,6 @@ def _decode(row: StoredEvent) -> common_pb2.Event:
         return common_pb2.Event()  # only a tampered row; it will not match anything
 
 
-def action_of_event(ev: common_pb2.Event, state: rules.GameState) -> rules.Action:
-    """The rules action an action event records.  ``by`` comes from the envelope's cause; a
-    lead whose cards read several ways names the reading the event recorded."""
-    data = data_of(ev)
-    seat = data.get("seat")
-    if isinstance(seat, bool) or not isinstance(seat, int):
-        raise _BadAction("the event names no seat")
-    by = BY_OF_CAUSE.get(ev.envelope.cause)
-    kind = ev.type
-    if kind == "bid":
-        amount = data.get("amount")
-        if isinstance(amount, bool) or not isinstance(amount, int):
-            raise _BadAction("a bid event needs its amount")
-        return rules.Bid(seat, amount, by)
-    if kind == "pass":
-        return rules.Pass(seat, by)
-    if kind == "play":
-        text = data.get("cards")
-        if not isinstance(text, str):
-            raise _BadAction("a play event needs its cards")
-        try:
-            cards = rules.parse_cards(text)
-            reading = None
-            pattern = data.get("pattern")
-            if (
-                state.last is None
-                and isinstance(pattern, str)
-                and len(rules.readings(state.variant, cards)) > 1
-            ):
-                reading = pattern
-        except (rules.CardParseError, rules.RulesError) as exc:
-            raise _BadAction(str(exc)) from None
-        return rules.PlayCards(seat, cards, reading, by)
-    if kind == "show_hand":
-        return rules.ShowHand(seat)
-    if kind == "leave":
-        return rules.Leave(seat)
-    on = data.get("on")
-    if not isinstance(on, bool):
-        raise _BadAction("an autoplay event needs on: true or false")
-    return rules.SetAutoplay(seat, on)
-
-
 def _same(ev: common_pb2.Event, expected: rules.Event) -> str | None:
     """None when a stored event is the one the rules produced, else what differs."""
     if ev.type != expected.type:
@@ -163,9 +114,10 @@ def _same(ev: common_pb2.Event, expected: rules.Event) -> str | None:
         expected.to is None and ev.envelope.visibility != common_pb2.VISIBILITY_PUBLIC
     ):
         return f"visibility: stored seat {seat_of_event(ev)}, the rules give {expected.to}"
-    if ev.data_json == dumps({"seat": expected.seat, **expected.data}):
+    body = event_data(expected)
+    if ev.data_json == dumps(body):
         return None  # the usual case: written by this engine, byte for byte
-    want = expected_data(expected)
+    want = _json_roundtrip(body)  # tuples → lists, as data_json holds them
     got = data_of(ev)
     if got != want:
         return f"{ev.type}: stored {dumps(got)}, the rules give {dumps(want)}"
@@ -193,7 +145,7 @@ def follow(
         try:
             action = action_of_event(ev, state)
             state, produced = rules.apply(state, action)
-        except _BadAction as exc:
+        except BadEvent as exc:
             raise Diverged("BAD_EVENT", str(exc)) from None
         except rules.RulesError as exc:
             raise Diverged("ILLEGAL_ACTION", f"{exc.reason}: {exc}") from None
@@ -259,7 +211,7 @@ def reexecute(
             try:
                 action = action_of_event(ev, state)
                 state, _ = rules.apply(state, action)
-            except _BadAction as exc:
+            except BadEvent as exc:
                 out.divergence = Divergence(row.seq, "BAD_EVENT", str(exc))
                 break
             except rules.RulesError as exc:
@@ -777,8 +729,8 @@ class ReplayGames:
         for key in ("players", "table"):
             if key in record.extra:
                 header[key] = record.extra[key]
-        events.append(header_event(header))
-        events.extend(rules_event(e) for e in rules.deal_events(state))
+        events.append(header_message(header))
+        events.extend(event_message(e) for e in rules.deal_events(state))
         for i, action in enumerate(record.actions):
             try:
                 state, produced = rules.apply(state, action)
@@ -791,7 +743,7 @@ class ReplayGames:
             if isinstance(action, rules.Timeout):
                 by = "timeout"
             cause = CAUSE_OF_BY.get(by or "", common_pb2.CAUSE_PLAYER)
-            events.extend(rules_event(e, actor, cause) for e in produced)
+            events.extend(event_message(e, actor=actor, cause=cause) for e in produced)
         if not state.over or state.settlement is None:
             raise GameRefused("GAME_NOT_OVER", "the record ends before the game does")
         claimed = record.extra.get("result")

@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import grpc
-from cardroom.v1 import replay_pb2
 
 from services.common import logging as clog
 from services.common.db import default_url, make_engine
 from services.common.migrate import pending
 from services.common.server import ServiceSpec, serve, tolerant
 from services.common.settings import ServerSettings, SettingsError, from_args
+from services.common.wire import replay_pb2
 
 from .access import AccessPolicy
 from .service import ReplayServicer

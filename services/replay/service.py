@@ -21,18 +21,18 @@ from datetime import UTC, datetime
 from typing import Any
 
 import grpc
-from cardroom.v1 import common_pb2, replay_pb2
 from sqlalchemy.exc import OperationalError
 
 from services.common import grpc_errors, limits
 from services.common import logging as clog
+from services.common.fields import MAX_JSON, limited, rules_error, text
 from services.common.grpc_errors import ServiceError, invalid
 from services.common.server import Malformed
+from services.common.wire import HEADER, common_pb2, data_of, dumps, replay_pb2, seat_of_event
 from services.engine import rules
-from services.engine.service import MAX_JSON, limited, rules_error, text
 
 from .access import AccessPolicy, Principal, reads_everything, require_reader, require_writer
-from .events import HEADER, EventError, data_of, dumps, seat_of_event, timestamp_of
+from .events import EventError, timestamp_of
 from .follow import EventFollower
 from .games import GameRefused, ReplayGames, Verification
 from .store import BadAppend, EventStore, GameNotFound, GameRow, SeqConflict

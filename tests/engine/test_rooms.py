@@ -174,3 +174,40 @@ def test_straight_flushes_need_straights() -> None:
     v = ok.variant_for("doudizhu3")
     plays = rules.legal_plays(v, rules.parse_cards("3c 4c 9d"), ())
     assert all(rules.classify(v, p.cards).kind is p.pattern.kind for p in plays)
+
+
+def test_timers_are_table_settings_and_share_the_variant() -> None:
+    plain = Room()
+    timed = Room.from_dict({"turn_timeout_s": 12, "disconnect_grace_s": 0})
+    assert timed.timers == rules.TableSettings(turn_timeout_s=12, disconnect_grace_s=0)
+    assert plain.timers == rules.TableSettings()
+    assert timed.variant_for("doudizhu3") is plain.variant_for("doudizhu3")
+    assert Room.from_dict(timed.to_dict()) == timed
+    with pytest.raises(VariantError) as info:
+        rules.variant("ddz3").override({"turn_timeout_s": 12})
+    assert "table setting" in str(info.value)
+
+
+def test_scoring_overrides_share_the_move_tables() -> None:
+    """A room that changes only factors gets a new variant but the same tables: the
+    classifier's memo and the generator's tables are keyed by what decides patterns."""
+    base = rules.variant("doudizhu3")
+    scored = Room.from_dict({"spring_factor": 3, "rocket_factor": 4}).variant_for("doudizhu3")
+    assert scored is not base and scored.pattern_key == base.pattern_key
+    assert scored.readings_memo is base.readings_memo
+    hand = rules.parse_cards("3s 3h 4s 4h 5s 5h BJ RJ")
+    assert rules.legal_plays(scored, hand, ()) == rules.legal_plays(base, hand, ())
+    from services.engine.rules import moves
+
+    assert moves._tables(scored) is moves._tables(base)
+
+
+def test_exports_written_before_the_shape_change_still_settle() -> None:
+    """The same fixture through the rules: each record loads and settles to its result."""
+    old = json.loads(
+        (Path(__file__).parent / "fixtures/exports_before_table_settings.json").read_text()
+    )
+    for rec in old:
+        state = rules.replay(rec)
+        assert state.rules_version == 1 and state.room.timers.turn_timeout_s == 20
+        assert state.settlement is not None and state.settlement.to_dict() == rec["result"]

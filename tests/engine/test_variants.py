@@ -110,7 +110,7 @@ def test_variants_are_frozen_values() -> None:
         ("zsy1", {"aaa_bomb_highest": True}),
         ("ddz3", {"bid_three_ends_bidding": False}),
         ("ddz3", {"max_deals": 5}),
-        ("ddz4", {"turn_timeout_s": 15, "forced_bid": False}),
+        ("ddz4", {"forced_bid": False, "max_deals": 4}),
         ("ddz3", {"min_straight": 6}),
     ],
 )

@@ -8,9 +8,9 @@ from typing import Any
 import grpc
 from cardroom.v1 import common_pb2
 
+from services.common.wire import CAUSE_OF_BY, event_message, header_message
 from services.engine import rules
 from services.engine.game_cli import play_out
-from services.replay.events import CAUSE_OF_BY, header_event, rules_event
 
 WRITER = "writer-token-0123456789"
 AUDITOR = "auditor-token-0123456789"
@@ -36,12 +36,12 @@ def batches(rec: dict[str, Any], game_id: str) -> list[list[common_pb2.Event]]:
     players = rec.get("players") or []
     header = {k: v for k, v in rec.items() if k not in ("actions", "result")}
     header["game_id"] = game_id
-    out = [[header_event(header), *(rules_event(e) for e in rules.deal_events(state))]]
+    out = [[header_message(header), *(event_message(e) for e in rules.deal_events(state))]]
     for action in loaded.actions:
         state, produced = rules.apply(state, action)
         actor = players[action.seat] if players else ""
         cause = CAUSE_OF_BY.get(getattr(action, "by", None) or "", common_pb2.CAUSE_PLAYER)
-        out.append([rules_event(e, actor, cause) for e in produced])
+        out.append([event_message(e, actor=actor, cause=cause) for e in produced])
     return out
 
 

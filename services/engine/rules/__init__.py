@@ -53,7 +53,15 @@ from .moves import count_plays, legal_plays
 from .patterns import Pattern, Play, beats, classify, parse_reading, preferred, readings
 from .policies import auto_bid, autoplay_action, choose_play, hint
 from .record import Record, ReplayError, initial_state, load_record, replay
-from .room import MAX_SCORE, ROOM_FIELDS, Room, check_room, max_stake
+from .room import (
+    MAX_SCORE,
+    ROOM_FIELDS,
+    TABLE_FIELDS,
+    Room,
+    TableSettings,
+    check_room,
+    max_stake,
+)
 from .scoring import BombRecord, Factor, Settlement, Step, title_for
 from .state import GameState, Phase, Status, write_record
 from .variants import (
@@ -78,6 +86,7 @@ __all__ = [
     "RULES_VERSION",
     "RULES_VERSIONS",
     "SUIT_NAMES",
+    "TABLE_FIELDS",
     "VARIANTS",
     "Action",
     "Bid",
@@ -112,6 +121,7 @@ __all__ = [
     "ShowHand",
     "Status",
     "Step",
+    "TableSettings",
     "Timeout",
     "Variant",
     "VariantError",

@@ -40,7 +40,7 @@ from .patterns import (
     fits_deck,
     rocket_pattern,
 )
-from .variants import Variant
+from .variants import MAX_SHARED_TABLES, Variant
 
 _tuple_new: Final = tuple.__new__
 
@@ -123,11 +123,19 @@ class _Tables:
         self.rocket = rocket_pattern(v) if v.rocket_counts and Kind.ROCKET in v.patterns else None
 
 
+_TABLES: dict[tuple[Any, ...], _Tables] = {}
+
+
 def _tables(v: Variant) -> _Tables:
-    # Built once per variant value and kept on it, as functools.cached_property would.
+    # Built once per pattern key (variants that differ only in scoring share them) and kept on
+    # the variant value, as functools.cached_property would.
     found: _Tables | None = v.__dict__.get("_move_tables")
     if found is None:
-        found = _Tables(v)
+        found = _TABLES.get(v.pattern_key)
+        if found is None:
+            if len(_TABLES) >= MAX_SHARED_TABLES:
+                _TABLES.clear()
+            found = _TABLES[v.pattern_key] = _Tables(v)
         v.__dict__["_move_tables"] = found
     return found
 

@@ -21,7 +21,7 @@ from .codec import action_from_dict, deal_from_dict
 from .deal import DealSpec, ExplicitDeal
 from .errors import RecordError, RulesError
 from .game import apply, new_game
-from .room import ROOM_FIELDS, Room
+from .room import ROOM_FIELDS, TABLE_FIELDS, Room
 from .state import GameState, write_record
 from .variants import RULES_VERSION, RULES_VERSIONS, VariantError, variant
 
@@ -77,7 +77,7 @@ def load_record(data: Any) -> Record:
         room = Room.from_dict(room_data if room_data is not None else {})
         v = room.variant_for(base.name, version)
     except VariantError as exc:
-        room_field = exc.field in ROOM_FIELDS or exc.field == "room"
+        room_field = exc.field in ROOM_FIELDS or exc.field in TABLE_FIELDS or exc.field == "room"
         raise RecordError(
             str(exc),
             f"room.{exc.field}" if exc.field != "room" else "room",

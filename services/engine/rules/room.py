@@ -1,4 +1,6 @@
-"""Room settings: the stake, the multiplier bounds and the variant fields a room overrides.
+"""Room settings: the stake, the multiplier bounds, the variant fields a room overrides, and
+the table's timers (:class:`TableSettings`: the rules never read them; the matchmaker runs
+them, and a game record keeps them with its room).
 
 >>> Room.from_dict({"stake": 2, "max_multiplier": 8, "spring_factor": 4}).to_dict()
 {'stake': 2, 'max_multiplier': 8, 'escape_multiplier': None, 'spring_factor': 4}
@@ -39,8 +41,31 @@ from .variants import RULES_VERSION, VARIANTS, Variant, VariantError
 
 #: No score of any game may exceed this in absolute value (see the module's docstring).
 MAX_SCORE: Final = 10**15
-#: The room's own fields (every other key of a room is a variant override).
+#: The room's own fields (every key but these and the table fields is a variant override).
 ROOM_FIELDS: Final = ("stake", "max_multiplier", "escape_multiplier")
+#: Timeouts and grace times, in seconds: up to one day (a datetime can add them).
+MAX_SECONDS: Final = 86_400
+
+
+@dataclasses.dataclass(frozen=True)
+class TableSettings:
+    """The timers of RULES.md §6, with their defaults (seconds).  Not rules: no game's result
+    depends on them, so changing one makes no new variant."""
+
+    start_timeout_s: int = 30  # a seated player not ready by then is removed
+    bid_timeout_s: int = 30  # a bid not made by then is a pass (a forced bidder's: a 1)
+    turn_timeout_s: int = 30  # a turn not played by then is the auto-play move
+    disconnect_grace_s: int = 60  # a seat disconnected this long has escaped
+
+
+#: The table fields a room may set, with their ranges.
+TABLE_LIMITS: Final = {
+    "start_timeout_s": (1, MAX_SECONDS),
+    "bid_timeout_s": (1, MAX_SECONDS),
+    "turn_timeout_s": (1, MAX_SECONDS),
+    "disconnect_grace_s": (0, MAX_SECONDS),
+}
+TABLE_FIELDS: Final = tuple(TABLE_LIMITS)
 _ROOM_FIELDS = ROOM_FIELDS
 #: The highest bid (Dou Dizhu), a factor of every Dou Dizhu score.
 MAX_BID: Final = 3
@@ -117,12 +142,14 @@ def check_room(v: Variant, room: Room, rules_version: int = RULES_VERSION) -> No
 class Room:
     """``stake`` is the room's base (底分); ``max_multiplier`` caps the whole multiplier and
     the escape multiplier; ``escape_multiplier`` is the least escape multiplier (None: unset);
-    ``overrides`` are variant "choice" fields, as sorted (name, JSON value) pairs."""
+    ``overrides`` are variant "choice" fields, as sorted (name, JSON value) pairs; ``table``
+    the table settings the room sets (sorted pairs; :attr:`timers` fills in the defaults)."""
 
     stake: int = 1
     max_multiplier: int | None = None
     escape_multiplier: int | None = None
     overrides: tuple[tuple[str, Any], ...] = ()
+    table: tuple[tuple[str, int], ...] = ()
 
     def __post_init__(self) -> None:
         _positive("stake", self.stake, False)
@@ -134,19 +161,35 @@ class Room:
         except (TypeError, ValueError):
             raise VariantError("room overrides must be JSON values", "room") from None
         object.__setattr__(self, "overrides", clean)
+        for name, value in self.table:
+            low, high = TABLE_LIMITS.get(name, (0, -1))
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise VariantError(
+                    f"table field {name!r} must be a whole number {low}..{high}, not {value!r}",
+                    name,
+                )
+        object.__setattr__(self, "table", tuple(sorted(self.table)))
+
+    @property
+    def timers(self) -> TableSettings:
+        return TableSettings(**dict(self.table))
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Room:
-        """A room from its JSON form; every key but the three room fields is a variant
+        """A room from its JSON form; every key but the three room fields and the table fields
+        (:data:`TABLE_FIELDS`) is a variant
         override (checked when a game starts, by :meth:`variant_for`)."""
         if not isinstance(data, Mapping):
             raise VariantError("room must be an object", "room")
-        overrides = tuple((k, v) for k, v in data.items() if k not in _ROOM_FIELDS)
+        overrides = tuple(
+            (k, v) for k, v in data.items() if k not in _ROOM_FIELDS and k not in TABLE_LIMITS
+        )
         return cls(
             stake=data.get("stake", 1),
             max_multiplier=data.get("max_multiplier"),
             escape_multiplier=data.get("escape_multiplier"),
             overrides=overrides,
+            table=tuple((k, v) for k, v in data.items() if k in TABLE_LIMITS),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -156,6 +199,7 @@ class Room:
             "escape_multiplier": self.escape_multiplier,
         }
         out.update(self.overrides)
+        out.update(self.table)
         return out
 
     def variant_for(self, name: str, rules_version: int = RULES_VERSION) -> Variant:

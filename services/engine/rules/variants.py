@@ -36,8 +36,6 @@ RULES_VERSIONS: Final = (1, 2)
 #: name when it is wrong — whether a room's factors *together* fit is checked by the room
 #: (``room.py``: every score within ``MAX_SCORE``).
 MAX_FACTOR: Final = 1_000
-#: Timeouts and grace times, in seconds: 1 s to one day (a datetime can add them).
-MAX_SECONDS: Final = 86_400
 #: Deals in a row with no bid before a Dou Dizhu game is disbanded: each redeal is a whole
 #: round of bids, so the bound keeps every game finite even when every seat always passes.
 MAX_DEALS: Final = 100
@@ -55,10 +53,28 @@ INT_LIMITS: Final[dict[str, tuple[int, int]]] = {
     "anti_spring_factor": (1, MAX_FACTOR),
     "escape_base": (1, MAX_FACTOR),
     "escape_card_factor": (1, MAX_FACTOR),
-    "start_timeout_s": (1, MAX_SECONDS),
-    "bid_timeout_s": (1, MAX_SECONDS),
-    "turn_timeout_s": (1, MAX_SECONDS),
-    "disconnect_grace_s": (0, MAX_SECONDS),
+}
+
+
+#: Per-pattern-key tables shared between variants (see Variant.pattern_key); bounded like the
+#: rooms' variant cache, since rooms may override pattern fields.
+_READINGS_MEMOS: dict[tuple[Any, ...], Any] = {}
+MAX_SHARED_TABLES: Final = 256
+
+
+def _shared(table: dict[tuple[Any, ...], Any], key: tuple[Any, ...], build: Any) -> Any:
+    found = table.get(key)
+    if found is None:
+        if len(table) >= MAX_SHARED_TABLES:
+            table.clear()
+        found = table[key] = build()
+    return found
+
+
+#: Fields that were variant fields once and live elsewhere now (named when a caller uses them).
+_ELSEWHERE: Final = {
+    name: " (a table setting of the room, not a rule: Room / TableSettings)"
+    for name in ("start_timeout_s", "bid_timeout_s", "turn_timeout_s", "disconnect_grace_s")
 }
 
 
@@ -125,10 +141,7 @@ class Variant:
     anti_spring_factor: int = _choice(2)
     escape_base: int = _choice(3)  # Dou Dizhu: penalty = stake × bid × base × m
     escape_card_factor: int = _choice(4)  # Zheng Shangyou: penalty = cards left × factor
-    start_timeout_s: int = _choice(30)
-    bid_timeout_s: int = _choice(30)
-    turn_timeout_s: int = _choice(30)
-    disconnect_grace_s: int = _choice(60)
+    # Timers are not rules: a room's table settings (room.TableSettings) hold them.
 
     # ---------------------------------------------------------------- derived tables
     @cached_property
@@ -211,9 +224,23 @@ class Variant:
         return self.min_triple_chain
 
     @cached_property
+    def pattern_key(self) -> tuple[Any, ...]:
+        """The fields that decide what is a pattern and how patterns compare.  Variants that
+        agree on them (rooms that change only factors, say) share the classifier's memo and
+        the generator's tables, so overriding a scoring value never rebuilds them."""
+        return (
+            self.decks, self.jokers, self.patterns, self.chain_wraps_ace_two,
+            self.low_runs_may_end_at_three, self.min_straight, self.min_pair_chain,
+            self.min_triple_chain, self.max_plane, self.aaa_bomb, self.aaa_bomb_highest,
+            self.bomb_min, self.bomb_max,
+        )  # fmt: skip
+
+    @cached_property
     def readings_memo(self) -> dict[int, Any]:
-        """The classifier's memo for this variant (see patterns._entry)."""
-        return {}
+        """The classifier's memo (see patterns._entry), shared by every variant with the same
+        :attr:`pattern_key`."""
+        memo: dict[int, Any] = _shared(_READINGS_MEMOS, self.pattern_key, dict)
+        return memo
 
     @cached_property
     def bomb_factor_of(self) -> dict[int, int]:
@@ -253,7 +280,7 @@ class Variant:
         for key, value in changes.items():
             f = fields.get(key)
             if f is None:
-                raise VariantError(f"unknown variant field {key!r}", key)
+                raise VariantError(f"unknown variant field {key!r}{_ELSEWHERE.get(key, '')}", key)
             if not f.metadata.get("choice"):
                 raise VariantError(f"variant field {key!r} is fixed by the game", key)
             clean[key] = _validate(key, getattr(self, key), value)

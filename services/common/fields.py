@@ -1,0 +1,114 @@
+"""Field checks and rules errors for every servicer: what a client sent is checked here before it
+reaches the rules or the database, and every refusal is a
+:class:`~services.common.grpc_errors.ServiceError` with a reason code, so nothing a client
+sends surfaces as INTERNAL or UNKNOWN.  Ids and numbers have their limits in
+:mod:`services.common.limits`; this module turns a broken limit into a refusal.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import grpc
+
+from services.engine import rules
+
+from . import grpc_errors, limits
+from .grpc_errors import ServiceError, invalid, missing
+
+#: Longest card list or other short text accepted; a two-deck game has 108 cards (≤ 3 chars
+#: each with separators), so this only stops abuse.
+MAX_TEXT = 1024
+MAX_JSON = 64 * 1024
+
+#: Reasons that describe the request itself; every other rules reason depends on the game's
+#: state (or the play to beat) and is FAILED_PRECONDITION.
+INVALID_REASONS = frozenset(
+    {
+        "MISSING_FIELD",
+        "INVALID_FIELD",
+        "UNKNOWN_VARIANT",
+        "INVALID_OVERRIDE",
+        "INVALID_ROOM",
+        "INVALID_CARDS",
+        "CARDS_NOT_IN_DECK",
+        "NOT_A_PATTERN",
+        "INVALID_DEAL",
+        "INVALID_RECORD",
+        "NO_SUCH_SEAT",
+        "BAD_DEAL",
+        "BAD_ACTION",
+        "BAD_BID",
+        "BAD_RECORD",
+        "STATE_TOKEN_INVALID",
+    }
+)
+
+
+def rules_error(exc: Exception, field: str | None = None) -> ServiceError:
+    """The service error for an exception the rules raised about ``field``: INVALID_ARGUMENT for
+    what the request itself got wrong (:data:`INVALID_REASONS`), FAILED_PRECONDITION for what
+    the game's state refuses."""
+    if isinstance(exc, ServiceError):
+        return exc
+    if isinstance(exc, rules.CardParseError):
+        return invalid("INVALID_CARDS", str(exc), field)
+    if isinstance(exc, rules.VariantError):
+        if exc.field == "variant":
+            return invalid("UNKNOWN_VARIANT", str(exc), field or "variant")
+        path = f"{field}.{exc.field}" if field and exc.field else field or exc.field or None
+        return invalid("INVALID_OVERRIDE", str(exc), path)
+    if isinstance(exc, rules.ReplayError):
+        where = f"actions[{exc.index}]"
+        meta = {"index": str(exc.index), "seat": str(exc.seat)}
+        code = (
+            grpc.StatusCode.INVALID_ARGUMENT
+            if exc.reason in INVALID_REASONS
+            else grpc.StatusCode.FAILED_PRECONDITION
+        )
+        return ServiceError(code, exc.reason, str(exc), where, meta)
+    if isinstance(exc, rules.RecordError):
+        return invalid(exc.reason, str(exc), exc.field or field)
+    if isinstance(exc, rules.RulesError):
+        if exc.reason in INVALID_REASONS:
+            return invalid(exc.reason, str(exc), field)
+        return grpc_errors.failed(exc.reason, str(exc), field)
+    return invalid("INVALID_FIELD", str(exc), field)
+
+
+def limited(exc: limits.LimitError) -> ServiceError:
+    """The refusal of a value outside services/common/limits.py."""
+    if exc.missing:
+        return missing(exc.field)
+    return invalid(exc.reason, str(exc), exc.field)
+
+
+def text(value: str, field: str, *, required: bool = True, limit: int = MAX_TEXT) -> str:
+    if required and not value.strip():
+        raise missing(field)
+    if len(value) > limit:
+        raise grpc_errors.bad_field(field, f"{field} is longer than {limit} characters")
+    return value
+
+
+def json_object(raw: str, field: str, *, reason: str = "INVALID_FIELD") -> dict[str, Any]:
+    if not raw.strip():
+        return {}
+    if len(raw) > MAX_JSON:
+        raise invalid(reason, f"{field} is longer than {MAX_JSON} characters", field)
+    try:
+        value = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise invalid(reason, f"{field} is not JSON: {exc}", field) from None
+    if not isinstance(value, dict):
+        raise invalid(reason, f"{field} must be a JSON object", field)
+    return value
+
+
+def cards_of(value: str, field: str, *, required: bool = True) -> tuple[rules.Card, ...]:
+    text(value, field, required=required)
+    try:
+        return rules.parse_cards(value)
+    except rules.CardParseError as exc:
+        raise invalid("INVALID_CARDS", str(exc), field) from None

@@ -1,0 +1,298 @@
+"""The one conversion between the rules' values and protobuf, used by every service.
+
+The rules' values and their JSON (record) forms are converted in :mod:`services.engine.rules.codec`;
+this module puts them into and takes them out of the ``cardroom.v1`` messages: actions, the
+event envelope every event travels in (DESIGN.md "The event envelope"), views, settlements and
+patterns.  The generated modules are imported here and only here (import-linter checks it):
+services take ``wire.engine_pb2`` and friends from this module.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from cardroom.v1 import (
+    common_pb2,
+    engine_pb2,
+    engine_pb2_grpc,
+    replay_pb2,
+    replay_pb2_grpc,
+)
+from google.protobuf import timestamp_pb2
+
+from services.engine import rules
+
+from .fields import cards_of, text
+from .grpc_errors import invalid, missing
+
+__all__ = [
+    "common_pb2",
+    "engine_pb2",
+    "engine_pb2_grpc",
+    "replay_pb2",
+    "replay_pb2_grpc",
+    "timestamp_pb2",
+]
+
+# --------------------------------------------------------------------------- events
+HEADER: Final = "game_header"
+GAME_OVER: Final = "game_over"
+#: Events that are a seat's action (re-executed); every other type is a result of one.
+ACTION_TYPES: Final = frozenset({"bid", "pass", "play", "show_hand", "leave", "autoplay"})
+#: Every event type a game's log may hold: the header and what the rules produce.
+EVENT_TYPES: Final = ACTION_TYPES | {
+    HEADER, GAME_OVER, "deal", "landlord", "bottom", "new_trick", "redeal",
+}  # fmt: skip
+#: The record's "by" of an action, from its event's cause (DESIGN.md action forms), and back.
+BY_OF_CAUSE: Final = {
+    common_pb2.CAUSE_TIMEOUT: "timeout",
+    common_pb2.CAUSE_AUTOPLAY: "autoplay",
+}
+CAUSE_OF_BY: Final = {by: cause for cause, by in BY_OF_CAUSE.items()}
+
+_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False)
+
+
+def dumps(value: Any) -> str:
+    """Compact JSON, as event bodies are written (one encoder: this runs per event)."""
+    return _ENCODER.encode(value)
+
+
+def now() -> timestamp_pb2.Timestamp:
+    ts = timestamp_pb2.Timestamp()
+    ts.GetCurrentTime()
+    return ts
+
+
+def event_data(e: rules.Event) -> dict[str, Any]:
+    """A rules event's body, as its ``data_json`` holds it: the acting seat and its data."""
+    return {"seat": e.seat, **e.data}
+
+
+def event_message(
+    e: rules.Event,
+    *,
+    game_id: str = "",
+    seq: int = 0,
+    actor: str = "",
+    cause: common_pb2.Cause = common_pb2.CAUSE_UNSPECIFIED,
+    deadline: timestamp_pb2.Timestamp | None = None,
+    server_time: timestamp_pb2.Timestamp | None = None,
+) -> common_pb2.Event:
+    """A rules event in its envelope: public, or private to the one seat it is for."""
+    env = common_pb2.EventEnvelope(game_id=game_id, seq=seq, actor=actor, cause=cause)
+    if server_time is not None:
+        env.server_time.CopyFrom(server_time)
+    if e.to is None:
+        env.visibility = common_pb2.VISIBILITY_PUBLIC
+    else:
+        env.visibility = common_pb2.VISIBILITY_SEAT
+        env.seat = e.to
+    if deadline is not None:
+        env.turn_deadline.CopyFrom(deadline)
+    return common_pb2.Event(envelope=env, type=e.type, data_json=dumps(event_data(e)))
+
+
+def header_message(
+    header: Mapping[str, Any],
+    *,
+    game_id: str = "",
+    actor: str = "",
+    server_time: timestamp_pb2.Timestamp | None = None,
+) -> common_pb2.Event:
+    """The ``game_header`` event (a game record without actions or result), for auditors
+    only: its seed reveals every hand.  It is always a game's seq 1."""
+    data = {k: v for k, v in header.items() if k not in ("actions", "result")}
+    env = common_pb2.EventEnvelope(
+        game_id=game_id, actor=actor, visibility=common_pb2.VISIBILITY_AUDITOR
+    )
+    if game_id:
+        env.seq = 1
+    if server_time is not None:
+        env.server_time.CopyFrom(server_time)
+    return common_pb2.Event(envelope=env, type=HEADER, data_json=dumps(data))
+
+
+def data_of(event: common_pb2.Event) -> dict[str, Any]:
+    """An event's body; {} when it is not a JSON object (only a tampered row can be)."""
+    try:
+        value = json.loads(event.data_json) if event.data_json else {}
+    except (ValueError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def seat_of_event(event: common_pb2.Event) -> int | None:
+    """The one seat a private event is for, or None for a public (or auditor-only) one."""
+    env = event.envelope
+    if env.visibility == common_pb2.VISIBILITY_SEAT and env.HasField("seat"):
+        return int(env.seat)
+    return None
+
+
+class BadEvent(ValueError):
+    """An action event that names no valid action."""
+
+
+def action_of_event(ev: common_pb2.Event, state: rules.GameState) -> rules.Action:
+    """The rules action an action event records.  ``by`` comes from the envelope's cause; a
+    lead whose cards read several ways names the reading the event recorded."""
+    data = data_of(ev)
+    seat = data.get("seat")
+    if isinstance(seat, bool) or not isinstance(seat, int):
+        raise BadEvent("the event names no seat")
+    by = BY_OF_CAUSE.get(ev.envelope.cause)
+    kind = ev.type
+    if kind == "bid":
+        amount = data.get("amount")
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise BadEvent("a bid event needs its amount")
+        return rules.Bid(seat, amount, by)
+    if kind == "pass":
+        return rules.Pass(seat, by)
+    if kind == "play":
+        cards_text = data.get("cards")
+        if not isinstance(cards_text, str):
+            raise BadEvent("a play event needs its cards")
+        try:
+            cards = rules.parse_cards(cards_text)
+            reading = None
+            pattern = data.get("pattern")
+            if (
+                state.last is None
+                and isinstance(pattern, str)
+                and len(rules.readings(state.variant, cards)) > 1
+            ):
+                reading = pattern
+        except rules.RulesError as exc:
+            raise BadEvent(str(exc)) from None
+        return rules.PlayCards(seat, cards, reading, by)
+    if kind == "show_hand":
+        return rules.ShowHand(seat)
+    if kind == "leave":
+        return rules.Leave(seat)
+    on = data.get("on")
+    if not isinstance(on, bool):
+        raise BadEvent("an autoplay event needs on: true or false")
+    return rules.SetAutoplay(seat, on)
+
+
+# --------------------------------------------------------------------------- actions
+def action_of(msg: engine_pb2.Action, field: str = "action") -> rules.Action:
+    """The rules action of a message; the seat is checked by the rules (NO_SUCH_SEAT)."""
+    kind = msg.WhichOneof("kind")
+    seat = msg.seat
+    if kind is None:
+        raise missing(f"{field}.kind")
+    if kind == "bid":
+        if not 1 <= msg.bid <= 3:
+            raise invalid("BAD_BID", f"a bid is 1, 2 or 3, not {msg.bid}", f"{field}.bid")
+        return rules.Bid(seat, msg.bid)
+    if kind == "pass":
+        if not getattr(msg, "pass"):  # a Python keyword: no attribute syntax
+            raise invalid("BAD_ACTION", "pass must be true", f"{field}.pass")
+        return rules.Pass(seat)
+    if kind == "play":
+        cards = cards_of(msg.play.cards, f"{field}.play.cards")
+        reading = text(msg.play.reading, f"{field}.play.reading", required=False) or None
+        return rules.PlayCards(seat, tuple(cards), reading)
+    if kind == "autoplay":
+        return rules.SetAutoplay(seat, msg.autoplay)
+    flag: bool = getattr(msg, kind)
+    if not flag:
+        raise invalid("BAD_ACTION", f"{kind} must be true", f"{field}.{kind}")
+    if kind == "show_hand":
+        return rules.ShowHand(seat)
+    if kind == "leave":
+        return rules.Leave(seat)
+    return rules.Timeout(seat)
+
+
+def action_message(action: rules.Action) -> engine_pb2.Action:
+    msg = engine_pb2.Action(seat=action.seat)
+    if isinstance(action, rules.Bid):
+        msg.bid = action.amount
+    elif isinstance(action, rules.Pass):
+        setattr(msg, "pass", True)
+    elif isinstance(action, rules.PlayCards):
+        msg.play.cards = rules.format_cards(action.cards)
+        msg.play.reading = action.reading or ""
+    elif isinstance(action, rules.ShowHand):
+        msg.show_hand = True
+    elif isinstance(action, rules.Leave):
+        msg.leave = True
+    elif isinstance(action, rules.SetAutoplay):
+        msg.autoplay = action.on
+    else:
+        msg.timeout = True
+    return msg
+
+
+# --------------------------------------------------------------------------- views
+def pattern_message(p: rules.Pattern) -> engine_pb2.Pattern:
+    d = p.to_dict()
+    return engine_pb2.Pattern(
+        kind=str(d["kind"]),
+        rank=str(d["rank"]),
+        length=p.length,
+        size=p.size,
+        low=p.low,
+        wings=str(d["wings"]),
+        reading=p.reading,
+    )
+
+
+_PHASES = {p.value: getattr(engine_pb2, f"PHASE_{p.name}") for p in rules.Phase}
+_STATUSES = {s.value: getattr(engine_pb2, f"GAME_STATUS_{s.name}") for s in rules.Status}
+
+
+def view_message(view: rules.SeatView) -> engine_pb2.View:
+    msg = engine_pb2.View(
+        variant=view.variant.name,
+        phase=_PHASES.get(view.phase, engine_pb2.PHASE_UNSPECIFIED),
+        status=_STATUSES.get(view.status, engine_pb2.GAME_STATUS_UNSPECIFIED),
+        counts=view.counts,
+        bid=view.bid,
+        view_json=dumps(view.to_dict()),
+    )
+    if view.seat is not None:
+        msg.seat = view.seat
+    if view.turn is not None:
+        msg.turn = view.turn
+    if view.hand is not None:
+        msg.hand = rules.format_cards(view.hand)
+    if view.landlord is not None:
+        msg.landlord = view.landlord
+    if view.bottom is not None:
+        msg.bottom = rules.format_cards(view.bottom)
+    if view.last is not None:
+        msg.last_play = rules.format_cards(view.last.cards)
+        msg.last_pattern = view.last.pattern.reading
+    if view.last_seat is not None:
+        msg.last_seat = view.last_seat
+    if view.shown_hand is not None:
+        msg.shown_hand = rules.format_cards(view.shown_hand)
+    return msg
+
+
+def settlement_message(s: rules.Settlement) -> engine_pb2.Settlement:
+    d = s.to_dict()
+    msg = engine_pb2.Settlement(
+        status=_STATUSES.get(s.status, engine_pb2.GAME_STATUS_UNSPECIFIED),
+        scores=s.scores,
+        stake=s.stake,
+        bid=s.bid,
+        base=s.base,
+        factors=[engine_pb2.Factor(name=f.name, value=f.value, detail=f.detail) for f in s.factors],
+        multiplier_before_cap=s.multiplier_before_cap,
+        multiplier=s.multiplier,
+        steps=[engine_pb2.SettlementStep(name=t.name, value=t.value, how=t.how) for t in s.steps],
+        settlement_json=dumps(d),
+    )
+    for name in ("landlord", "winner", "escaper"):
+        value = getattr(s, name)
+        if value is not None:
+            setattr(msg, name, value)
+    return msg
