@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 
-from cardroom.v1 import engine_pb2
-
+from services.common.wire import action_message, engine_pb2
 from services.engine import rules
 
 DEFAULT_LEVEL = "auto"
+__all__ = ["DEFAULT_LEVEL", "action_message", "autoplay_move", "choose_bot_action", "view_of"]
 
 
 def view_of(msg: engine_pb2.View) -> rules.SeatView:
@@ -30,24 +30,3 @@ def choose_bot_action(level: str, view: rules.SeatView, seed: str) -> rules.Acti
 def autoplay_move(view: rules.SeatView) -> rules.Action:
     """The move of a seat with auto-play on (the engine's own auto-play policy)."""
     return rules.autoplay_action(view, "autoplay")
-
-
-def action_message(action: rules.Action) -> engine_pb2.Action:
-    """The engine's Action message of a rules action."""
-    msg = engine_pb2.Action(seat=action.seat)
-    if isinstance(action, rules.Bid):
-        msg.bid = action.amount
-    elif isinstance(action, rules.Pass):
-        setattr(msg, "pass", True)  # a Python keyword
-    elif isinstance(action, rules.PlayCards):
-        msg.play.cards = rules.format_cards(action.cards)
-        msg.play.reading = action.reading or ""
-    elif isinstance(action, rules.ShowHand):
-        msg.show_hand = True
-    elif isinstance(action, rules.Leave):
-        msg.leave = True
-    elif isinstance(action, rules.SetAutoplay):
-        msg.autoplay = action.on
-    else:
-        msg.timeout = True
-    return msg

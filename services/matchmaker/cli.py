@@ -40,7 +40,7 @@ def token_main(args: argparse.Namespace) -> int:
 
 
 def _action(text: str, seat: int) -> Any:
-    from cardroom.v1 import engine_pb2
+    from services.common.wire import engine_pb2
 
     words = text.strip().split()
     if not words:
@@ -62,10 +62,10 @@ def _action(text: str, seat: int) -> Any:
 
 def play_main(args: argparse.Namespace) -> int:
     import grpc
-    from cardroom.v1 import matchmaker_pb2 as M
-    from cardroom.v1 import matchmaker_pb2_grpc
 
     from services.common.grpc_errors import details
+    from services.common.wire import matchmaker_pb2 as M
+    from services.common.wire import matchmaker_pb2_grpc
 
     token = os.environ.get("CARDROOM_MATCHMAKER_TOKEN", "")
     meta = [("authorization", f"Bearer {token}")] if token else []

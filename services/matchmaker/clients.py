@@ -11,17 +11,17 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
-from cardroom.v1 import (
+from google.rpc import error_details_pb2, status_pb2
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from services.common.grpc_errors import ServiceError
+from services.common.wire import (
     common_pb2,
     engine_pb2,
     engine_pb2_grpc,
     replay_pb2,
     replay_pb2_grpc,
 )
-from google.rpc import error_details_pb2, status_pb2
-from grpc_health.v1 import health_pb2, health_pb2_grpc
-
-from services.common.grpc_errors import ServiceError
 
 #: Codes that say "not reachable now, try again", not "refused".
 TRANSIENT = frozenset(

@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
-from cardroom.v1 import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
 
 from services.common import logging as clog
 from services.common.grpc_errors import ServiceError, failed
 from services.common.notify import Notifier
+from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
 from services.engine import rules
 
 from . import bots

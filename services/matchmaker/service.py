@@ -13,14 +13,14 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import grpc
-from cardroom.v1 import common_pb2, engine_pb2, matchmaker_pb2
 
 from services.common import grpc_errors, limits
 from services.common import logging as clog
+from services.common.fields import room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed, invalid, missing, to_status
 from services.common.server import Malformed, tolerant
+from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2
 from services.engine import rules
-from services.engine.service import room_of, variant_in_room
 
 from . import access as acc
 from .bots import DEFAULT_LEVEL
@@ -154,11 +154,12 @@ def config_of(request: M.EnqueueRequest) -> tuple[dict[str, Any], rules.Variant]
         raise invalid("INVALID_FIELD", "bot_level must not contain ':'", "bot_level")
     code = limits.check_id(request.private_code, "private_code", MAX_CODE, required=False)
     t = request.timers
+    defaults = room.timers  # the room's table settings (RULES.md §6 defaults)
     timers = {
-        "bid_ms": _timer(t, "bid_ms", v.bid_timeout_s * 1000),
-        "turn_ms": _timer(t, "turn_ms", v.turn_timeout_s * 1000),
-        "start_ms": _timer(t, "start_ms", v.start_timeout_s * 1000),
-        "grace_ms": _timer(t, "grace_ms", v.disconnect_grace_s * 1000),
+        "bid_ms": _timer(t, "bid_ms", defaults.bid_timeout_s * 1000),
+        "turn_ms": _timer(t, "turn_ms", defaults.turn_timeout_s * 1000),
+        "start_ms": _timer(t, "start_ms", defaults.start_timeout_s * 1000),
+        "grace_ms": _timer(t, "grace_ms", defaults.disconnect_grace_s * 1000),
         "bot_think_ms": _timer(t, "bot_think_ms", 1000),
     }
     stored_room: dict[str, Any] = {

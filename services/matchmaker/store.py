@@ -20,9 +20,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cardroom.v1 import matchmaker_pb2, replay_pb2
 from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
 from sqlalchemy.exc import IntegrityError
+
+from services.common.wire import matchmaker_pb2, replay_pb2
 
 from .models import holds, outbox, requests, table_events, tables, tickets
 
