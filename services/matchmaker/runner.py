@@ -123,6 +123,11 @@ class Runner:
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._streams: dict[tuple[str, int], int] = {}
+        self._advancing: set[str] = set()
+        self._again: set[str] = set()
+        #: The view of the seat predicted to move next, from the last Apply (engine seq,
+        #: seat, view): saves a GetSeatView when the prediction holds.
+        self._views: dict[str, tuple[int, int, engine_pb2.View]] = {}
         self._waker: Waker | None = None
         self._kick = asyncio.Event()
         self._outbox_kick = asyncio.Event()
@@ -130,6 +135,8 @@ class Runner:
         self._sem = asyncio.Semaphore(self.settings.concurrency)
         self.engine_ok = True
         self.replay_ok = True
+        #: Engine Apply calls that moved a game on (the bench's actions/s).
+        self.applied = 0
 
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -199,10 +206,12 @@ class Runner:
                     await asyncio.wait_for(kick.wait(), self.settings.tick_s)
                 kick.clear()
 
-    def _wrote(self, table: Table, w: Write) -> None:
+    def _wrote(self, table: Table, w: Write, advancing: bool = False) -> None:
         self.waker.wake(table.table_id)
         if w.outbox:
             self._outbox_kick.set()
+        if advancing:
+            return  # the table's advance loop looks again itself
         if table.due_ms is not None and table.due_ms <= now_ms() + 5:
             self.spawn(self.advance(table.table_id))
 
@@ -278,9 +287,9 @@ class Runner:
             raise failed("NOT_SEATED", f"{player_id!r} has no seat at table {table.table_id}")
         return seat
 
-    async def commit(self, table: Table, old_seq: int, w: Write) -> Table:
+    async def commit(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> Table:
         table = await self.db(self.store.write, table, old_seq, w)
-        self._wrote(table, w)
+        self._wrote(table, w, advancing)
         return table
 
     async def mutate(
@@ -402,10 +411,15 @@ class Runner:
         )
         if table.turn_deadline_ms is not None and table.turn is not None:
             request.turn_deadline.FromMilliseconds(table.turn_deadline_ms)
+        predicted = None
         if view_seat is not None:
             request.view_seat = view_seat
+        else:  # the next seat in turn order: its view spares a GetSeatView if it moves next
+            predicted = (action.seat + 1) % len(table.seats)
+            request.view_seat = predicted
         response = await self.engine.apply(request)
         self.engine_ok = True
+        self.applied += 1
         now = now_ms()
         table.token = response.state.token
         table.engine_seq = response.state.seq
@@ -419,6 +433,8 @@ class Runner:
             self._finish_game(table, response, now, w)
         elif kind != "autoplay" or table.turn == action.seat:
             self._set_turn(table, response.public_view, now, w)
+        if predicted is not None and response.HasField("seat_view"):
+            self._views[table.table_id] = (table.engine_seq, predicted, response.seat_view)
         return response
 
     def _finish_game(
@@ -478,37 +494,52 @@ class Runner:
 
     # ------------------------------------------------------------------ due work
     async def advance(self, table_id: str) -> None:
-        """Do whatever is due at the table, repeatedly, until nothing is."""
-        for _ in range(10_000):
-            try:
-                progressed = await self._advance_once(table_id)
-            except Unreachable as exc:
-                self.engine_ok = False
-                log.warning("engine unreachable; the table waits", table_id=table_id,
-                            error=str(exc)[:200])  # fmt: skip
-                await self.db(self.store.lease, table_id, now_ms() + 1000)
-                return
-            except ServiceError as exc:
-                log.error("a due action was refused", table_id=table_id, reason=exc.reason,
-                          error=exc.message[:200])  # fmt: skip
-                await self.db(self.store.lease, table_id, now_ms() + self.settings.lease_ms)
-                return
-            if not progressed:
-                return
+        """Do whatever is due at the table, repeatedly, until nothing is.  One loop per table
+        in this process: a wake-up while it runs makes it look once more."""
+        if table_id in self._advancing:
+            self._again.add(table_id)
+            return
+        self._advancing.add(table_id)
+        table: Table | None = None
+        try:
+            for _ in range(100_000):
+                try:
+                    progressed, table = await self._advance_once(table_id, table)
+                except Unreachable as exc:
+                    self.engine_ok = False
+                    log.warning("engine unreachable; the table waits", table_id=table_id,
+                                error=str(exc)[:200])  # fmt: skip
+                    await self.db(self.store.lease, table_id, now_ms() + 1000)
+                    return
+                except ServiceError as exc:
+                    log.error("a due action was refused", table_id=table_id, reason=exc.reason,
+                              error=exc.message[:200])  # fmt: skip
+                    await self.db(self.store.lease, table_id, now_ms() + self.settings.lease_ms)
+                    return
+                if not progressed:
+                    if table_id not in self._again:
+                        return
+                    self._again.discard(table_id)
+                    table = None
+        finally:
+            self._advancing.discard(table_id)
+            self._again.discard(table_id)
+            self._views.pop(table_id, None)
 
-    async def _advance_once(self, table_id: str) -> bool:
+    async def _advance_once(self, table_id: str, cached: Table | None) -> tuple[bool, Table | None]:
+        """One due step.  ``cached`` is the table as this loop last wrote it: if another
+        writer moved it meanwhile, the conditional write fails and the table is reloaded."""
         async with self.lock(table_id):
-            table = await self.db(self.store.load, table_id)
+            table = cached or await self.db(self.store.load, table_id)
             if table is None or table.due_ms is None or table.due_ms > now_ms():
-                return False
+                return False, None
             old = table.seq
             w = Write()
             await self._due(table, w)
             try:
-                await self.commit(table, old, w)
+                return True, await self.commit(table, old, w, advancing=True)
             except Conflict:
-                return True  # someone else moved it: look again
-            return True
+                return True, None  # someone else moved it: look again
 
     async def _due(self, table: Table, w: Write) -> None:
         now = now_ms()
@@ -544,7 +575,12 @@ class Runner:
         seat = table.turn
         s = table.seats[seat]
         if s["bot"] or s["autoplay"]:
-            view = bots.view_of(await self.engine.seat_view(self._token(table), seat))
+            known = self._views.pop(table.table_id, None)
+            if known is not None and known[0] == table.engine_seq and known[1] == seat:
+                msg = known[2]
+            else:
+                msg = await self.engine.seat_view(self._token(table), seat)
+            view = bots.view_of(msg)
             if s["bot"]:
                 chosen = bots.choose_bot_action(
                     s["player_id"].split(":")[1], view, f"{table.game_id}:{table.engine_seq}"

@@ -424,7 +424,7 @@ class MatchmakerServicer:
         )
         out = M.StatusResponse(
             database_ok=db_ok, engine_ok=engine_ok, replay_ok=replay_ok,
-            instance=self.runner.instance,
+            instance=self.runner.instance, actions_applied=self.runner.applied,
         )  # fmt: skip
         if db_ok:
             pending, lag = await self.runner.db(self.store.outbox_lag)

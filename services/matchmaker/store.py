@@ -12,17 +12,31 @@ above does.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import threading
 import time
 import uuid
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, Engine, delete, func, insert, select, text, update
+from sqlalchemy import (
+    Connection,
+    Engine,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
+from services.common.db import _sqlite_on_connect
 from services.common.wire import matchmaker_pb2, replay_pb2
 
 from .models import holds, outbox, requests, table_events, tables, tickets
@@ -157,8 +171,28 @@ class Store:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self.postgres = engine.dialect.name == "postgresql"
+        #: Single-statement reads.  On SQLite every transaction of ``engine`` starts with
+        #: BEGIN IMMEDIATE (the write lock, services/common/db.py), so reads go through an
+        #: engine of their own in autocommit, which WAL lets run beside a writer.
+        self.reader = engine if self.postgres else _sqlite_reader(engine)
+        self._write_lock = None if self.postgres else threading.Lock()
 
     # ------------------------------------------------------------------ helpers
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        """A write transaction.  On SQLite (one writer at a time) this process's writers
+        queue on a lock here rather than in SQLite's busy handler, which sleeps."""
+        if self._write_lock is None:
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        with self._write_lock, self.engine.begin() as conn:
+            yield conn
+
+    def _any(self, query: Any) -> bool:
+        with self.reader.connect() as conn:
+            return conn.execute(query).first() is not None
+
     def _notify(self, conn: Connection, key: str) -> None:
         if self.postgres:
             conn.execute(text("SELECT pg_notify(:c, :k)"), {"c": NOTIFY_CHANNEL, "k": key})
@@ -178,7 +212,7 @@ class Store:
         Enqueue with ``request_id`` made (second value true).  HeldError when a player
         already holds a ticket or seat."""
         now = now_ms()
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             if request_id:
                 old = conn.execute(
                     select(tickets).where(tickets.c.request_id == request_id)
@@ -218,7 +252,7 @@ class Store:
         return row, False
 
     def ticket(self, ticket_id: str, touch_ttl_ms: int = 0) -> dict[str, Any] | None:
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             row = conn.execute(select(tickets).where(tickets.c.ticket_id == ticket_id)).first()
             if row is None:
                 return None
@@ -234,7 +268,7 @@ class Store:
 
     def cancel(self, ticket_id: str) -> tuple[dict[str, Any] | None, bool]:
         """(ticket, whether this call cancelled it)."""
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             row = conn.execute(
                 select(tickets).where(tickets.c.ticket_id == ticket_id).with_for_update()
             ).first()
@@ -252,7 +286,13 @@ class Store:
 
     def expire(self) -> int:
         now = now_ms()
-        with self.engine.begin() as conn:
+        if not self._any(
+            select(tickets.c.ticket_id)
+            .where(tickets.c.state == "queued", tickets.c.expires_ms <= now)
+            .limit(1)
+        ):
+            return 0  # the common case, without taking SQLite's write lock
+        with self._tx() as conn:
             ids = [
                 r.ticket_id
                 for r in conn.execute(
@@ -273,7 +313,7 @@ class Store:
     def pools_due(self) -> list[str]:
         """Pools with a queued ticket whose bot fill time has come."""
         now = now_ms()
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [
                 r.pool
                 for r in conn.execute(
@@ -290,7 +330,7 @@ class Store:
         ticket has waited its bot fill time.  The ids of the tables formed."""
         now = now_ms()
         formed: list[str] = []
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             rows = conn.execute(
                 select(tickets)
                 .where(tickets.c.state == "queued", tickets.c.pool == pool)
@@ -383,13 +423,13 @@ class Store:
         return table, evs
 
     def holder(self, player_id: str) -> dict[str, Any] | None:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(select(holds).where(holds.c.player_id == player_id)).first()
             return None if row is None else dict(row._mapping)
 
     # ------------------------------------------------------------------ tables
     def load(self, table_id: str) -> Table | None:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(select(tables).where(tables.c.table_id == table_id)).first()
         return None if row is None else Table.from_row(row)
 
@@ -418,7 +458,7 @@ class Store:
         del values["table_id"], values["created_ms"]
         if w.request is not None:
             w.request[3].seq = seq
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             done = conn.execute(
                 update(tables)
                 .where(tables.c.table_id == table.table_id, tables.c.seq == old_seq)
@@ -459,7 +499,13 @@ class Store:
         """Tables with something due and no live lease: leased to this caller for
         ``lease_ms`` (another instance skips them until then), ids returned."""
         now = now_ms()
-        with self.engine.begin() as conn:
+        if not self._any(
+            select(tables.c.table_id)
+            .where(tables.c.due_ms <= now, tables.c.lease_ms <= now)
+            .limit(1)
+        ):
+            return []
+        with self._tx() as conn:
             ids = [
                 r.table_id
                 for r in conn.execute(
@@ -477,13 +523,13 @@ class Store:
         return ids
 
     def lease(self, table_id: str, until_ms: int) -> None:
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             conn.execute(
                 update(tables).where(tables.c.table_id == table_id).values(lease_ms=until_ms)
             )
 
     def events_after(self, table_id: str, seat: int, after: int, limit: int = 500) -> list[Any]:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return list(
                 conn.execute(
                     select(table_events.c.seq, table_events.c.to_seat, table_events.c.body)
@@ -498,7 +544,7 @@ class Store:
             )
 
     def request(self, table_id: str, request_id: str) -> Any:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return conn.execute(
                 select(requests).where(
                     requests.c.table_id == table_id, requests.c.request_id == request_id
@@ -511,11 +557,11 @@ class Store:
             query = query.where(tables.c.variant == variant)
         if state:
             query = query.where(tables.c.state == state)
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             return [Table.from_row(r) for r in conn.execute(query)]
 
     def counts(self) -> tuple[int, int]:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             running = conn.execute(
                 select(func.count()).select_from(tables).where(tables.c.state != "closed")
             ).scalar_one()
@@ -527,7 +573,9 @@ class Store:
     # ------------------------------------------------------------------ outbox
     def claim_outbox(self, limit: int, lease_ms: int) -> list[Any]:
         now = now_ms()
-        with self.engine.begin() as conn:
+        if not self._any(select(outbox.c.id).where(outbox.c.next_try_ms <= now).limit(1)):
+            return []
+        with self._tx() as conn:
             rows = conn.execute(
                 select(outbox)
                 .where(outbox.c.next_try_ms <= now)
@@ -544,7 +592,7 @@ class Store:
         return list(rows)
 
     def delivered(self, ids: Iterable[int]) -> None:
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
 
     def retry_later(
@@ -552,7 +600,7 @@ class Store:
     ) -> None:
         """Back off every undelivered row of the game together, so that they are claimed
         again together and delivered in order (replay refuses a gap)."""
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             conn.execute(
                 update(outbox)
                 .where(outbox.c.game_id == game_id)
@@ -565,7 +613,7 @@ class Store:
             )
 
     def outbox_lag(self) -> tuple[int, float]:
-        with self.engine.connect() as conn:
+        with self.reader.connect() as conn:
             row = conn.execute(select(func.count(), func.min(outbox.c.created_ms))).first()
         if row is None or not row[0]:
             return 0, 0.0
@@ -573,15 +621,21 @@ class Store:
 
     def ping(self) -> bool:
         try:
-            with self.engine.connect() as conn:
+            with self.reader.connect() as conn:
                 conn.execute(text("SELECT 1"))
         except Exception:
             return False
         return True
 
     def run(self, fn: Callable[[Connection], Any]) -> Any:
-        with self.engine.begin() as conn:
+        with self._tx() as conn:
             return fn(conn)
+
+
+def _sqlite_reader(engine: Engine) -> Engine:
+    reader = create_engine(engine.url)
+    event.listen(reader, "connect", _sqlite_on_connect)
+    return reader
 
 
 def table_event(kind: str, data: dict[str, Any]) -> matchmaker_pb2.TableEvent:

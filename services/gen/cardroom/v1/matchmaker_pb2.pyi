@@ -306,7 +306,7 @@ class GetStatusRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("database_ok", "engine_ok", "replay_ok", "outbox_pending", "outbox_lag_s", "tables_running", "tickets_queued", "instance")
+    __slots__ = ("database_ok", "engine_ok", "replay_ok", "outbox_pending", "outbox_lag_s", "tables_running", "tickets_queued", "instance", "actions_applied")
     DATABASE_OK_FIELD_NUMBER: _ClassVar[int]
     ENGINE_OK_FIELD_NUMBER: _ClassVar[int]
     REPLAY_OK_FIELD_NUMBER: _ClassVar[int]
@@ -315,6 +315,7 @@ class StatusResponse(_message.Message):
     TABLES_RUNNING_FIELD_NUMBER: _ClassVar[int]
     TICKETS_QUEUED_FIELD_NUMBER: _ClassVar[int]
     INSTANCE_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_APPLIED_FIELD_NUMBER: _ClassVar[int]
     database_ok: bool
     engine_ok: bool
     replay_ok: bool
@@ -323,4 +324,5 @@ class StatusResponse(_message.Message):
     tables_running: int
     tickets_queued: int
     instance: str
-    def __init__(self, database_ok: _Optional[bool] = ..., engine_ok: _Optional[bool] = ..., replay_ok: _Optional[bool] = ..., outbox_pending: _Optional[int] = ..., outbox_lag_s: _Optional[float] = ..., tables_running: _Optional[int] = ..., tickets_queued: _Optional[int] = ..., instance: _Optional[str] = ...) -> None: ...
+    actions_applied: int
+    def __init__(self, database_ok: _Optional[bool] = ..., engine_ok: _Optional[bool] = ..., replay_ok: _Optional[bool] = ..., outbox_pending: _Optional[int] = ..., outbox_lag_s: _Optional[float] = ..., tables_running: _Optional[int] = ..., tickets_queued: _Optional[int] = ..., instance: _Optional[str] = ..., actions_applied: _Optional[int] = ...) -> None: ...
