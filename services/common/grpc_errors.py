@@ -9,7 +9,8 @@ into one); :func:`to_status` builds the ``grpc.Status`` the server aborts with, 
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable
+import inspect
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -109,35 +110,47 @@ def details(error: grpc.RpcError) -> ErrorDetails:
 
 
 # --------------------------------------------------------------------------- servicers
-_Req = TypeVar("_Req")
-_Resp = TypeVar("_Resp")
-Handler = Callable[[Any, _Req, "grpc.aio.ServicerContext[Any, Any]"], Awaitable[_Resp]]
+#: A servicer method: ``async def M(self, request, context)``, or an async generator.
+Handler = TypeVar("Handler", bound=Callable[..., Any])
 
 
 def refusing(
     handled: tuple[type[Exception], ...], to_error: Callable[[Exception], ServiceError]
-) -> Callable[[Handler[_Req, _Resp]], Handler[_Req, _Resp]]:
-    """A decorator for a service's unary handlers: an exception of ``handled`` (what the
-    layers below raise for bad input) ends the call with the status ``to_error`` gives it."""
+) -> Callable[[Handler], Handler]:
+    """A decorator for a service's handlers, unary or streaming (an async generator): an
+    exception of ``handled`` (what the layers below raise for bad input) ends the call with the
+    status ``to_error`` gives it, and the call's access-log line names the reason and game."""
 
-    def decorate(method: Handler[_Req, _Resp]) -> Handler[_Req, _Resp]:
+    async def refuse(exc: Exception, request: Any, context: Any) -> None:
+        err = to_error(exc)
+        game_id = getattr(request, "game_id", "")
+        structlog.contextvars.bind_contextvars(
+            reason=err.reason,
+            **({"game_id": game_id[:64]} if isinstance(game_id, str) and game_id else {}),
+        )
+        await context.abort_with_status(to_status(err))
+
+    def decorate(method: Handler) -> Handler:
+        if inspect.isasyncgenfunction(method):
+
+            @functools.wraps(method)
+            async def stream(self: Any, request: Any, context: Any) -> AsyncIterator[Any]:
+                try:
+                    async for item in method(self, request, context):
+                        yield item
+                except handled as exc:
+                    await refuse(exc, request, context)
+
+            return stream  # type: ignore[return-value]
+
         @functools.wraps(method)
-        async def handler(
-            self: Any, request: _Req, context: grpc.aio.ServicerContext[Any, Any]
-        ) -> _Resp:
+        async def handler(self: Any, request: Any, context: Any) -> Any:
             try:
                 return await method(self, request, context)
             except handled as exc:
-                err = to_error(exc)
-                # The access log line of this call names the refusal and the game it was about.
-                game_id = getattr(request, "game_id", "")
-                structlog.contextvars.bind_contextvars(
-                    reason=err.reason,
-                    **({"game_id": game_id[:64]} if isinstance(game_id, str) and game_id else {}),
-                )
-                await context.abort_with_status(to_status(err))
+                await refuse(exc, request, context)
                 raise  # unreachable: abort raises
 
-        return handler
+        return handler  # type: ignore[return-value]
 
     return decorate

@@ -30,12 +30,13 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import grpc
+from google.protobuf import descriptor_pool, message_factory
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
@@ -114,63 +115,127 @@ class AccessLog(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
             if cached is not None:
                 return cached
         handler = await continuation(handler_call_details)
-        if handler is None or handler.unary_unary is None:
-            # Streaming methods (health Watch, reflection) pass through unwrapped.
-            self._wrapped[method] = None
-            return handler
-        wrapped = grpc.unary_unary_rpc_method_handler(
-            self._wrap(method, handler.unary_unary),
-            request_deserializer=tolerant(handler.request_deserializer),
-            response_serializer=handler.response_serializer,
-        )
+        wrapped = None
+        if handler is not None and handler.unary_unary is not None:
+            wrapped = grpc.unary_unary_rpc_method_handler(
+                self._wrap(method, handler.unary_unary),
+                request_deserializer=tolerant(handler.request_deserializer),
+                response_serializer=handler.response_serializer,
+            )
+        elif handler is not None and handler.unary_stream is not None and _ours(method):
+            wrapped = grpc.unary_stream_rpc_method_handler(
+                self._wrap_stream(method, handler.unary_stream),
+                request_deserializer=tolerant(handler.request_deserializer),
+                response_serializer=handler.response_serializer,
+            )
+        # Other streaming methods (health Watch, reflection) pass through unwrapped.
         self._wrapped[method] = wrapped
-        return wrapped
+        return wrapped if wrapped is not None else handler
 
     def _wrap(self, method: str, inner: Callable[..., Any]) -> Callable[..., Awaitable[Any]]:
-        enabled = self._enabled
-
         async def call(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
-            start = time.perf_counter()
-            request_id = ""
-            for key, value in context.invocation_metadata() or ():
-                if key == "x-request-id":
-                    request_id = str(value)[:64]
-                    break
-            if not request_id:
-                request_id = uuid.uuid4().hex
-            clog.bind_request(request_id=request_id, method=method)
-            code = "OK"
-            try:
-                remaining = context.time_remaining()
-                if remaining is not None and remaining <= 0:
-                    code = "DEADLINE_EXCEEDED"
-                    await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline expired")
-                if isinstance(request, Malformed):
-                    code = "INVALID_ARGUMENT"
-                    err = invalid("MALFORMED_REQUEST", "the request body is not a valid message")
-                    await context.abort_with_status(to_status(err))
+            async with self._logged(method, request, context) as outcome:
+                await _refuse_early(request, context, outcome)
                 result = inner(request, context)
                 if asyncio.iscoroutine(result):
                     result = await result
                 return result
-            except grpc.aio.AbortError:
-                set_code = context.code()
-                code = set_code.name if isinstance(set_code, grpc.StatusCode) else "ABORTED"
-                raise
-            except asyncio.CancelledError:
-                code = "CANCELLED"
-                raise
-            except Exception:
-                log.exception("unexpected error in handler")
-                code = "INTERNAL"
-                await context.abort(grpc.StatusCode.INTERNAL, "internal error; see server log")
-            finally:
-                if enabled:
-                    ms = (time.perf_counter() - start) * 1000.0
-                    log.info("rpc", code=code, latency_ms=round(ms, 3))
-                clog.clear_request()
 
         return call
+
+    def _wrap_stream(self, method: str, inner: Callable[..., Any]) -> Callable[..., Any]:
+        async def stream(request: Any, context: grpc.aio.ServicerContext[Any, Any]) -> Any:
+            async with self._logged(method, request, context) as outcome:
+                await _refuse_early(request, context, outcome)
+                async for item in inner(request, context):
+                    yield item
+
+        return stream
+
+    @contextlib.asynccontextmanager
+    async def _logged(
+        self, method: str, request: Any, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> AsyncIterator[_Outcome]:
+        """One access-log line for the call (unary or streaming) with its final code; the
+        request id bound for the handler's own lines; an unexpected exception becomes a
+        logged INTERNAL, never its text (which may hold SQL) sent to the caller."""
+        start = time.perf_counter()
+        request_id = ""
+        for key, value in context.invocation_metadata() or ():
+            if key == "x-request-id":
+                request_id = str(value)[:64]
+                break
+        clog.bind_request(request_id=request_id or uuid.uuid4().hex, method=method)
+        game_id = getattr(request, "game_id", None)
+        if isinstance(game_id, str) and game_id:
+            clog.bind_request(game_id=game_id[:64])  # every line of a call names its game
+        outcome = _Outcome()
+        try:
+            yield outcome
+        except grpc.aio.AbortError:
+            set_code = context.code()
+            outcome.code = set_code.name if isinstance(set_code, grpc.StatusCode) else "ABORTED"
+            raise
+        except (asyncio.CancelledError, GeneratorExit):
+            outcome.code = "CANCELLED"
+            raise
+        except Exception:
+            log.exception("unexpected error in handler")
+            outcome.code = "INTERNAL"
+            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see server log")
+        finally:
+            if self._enabled:
+                ms = (time.perf_counter() - start) * 1000.0
+                log.info("rpc", code=outcome.code, latency_ms=round(ms, 3))
+            clog.clear_request()
+
+
+@dataclass
+class _Outcome:
+    code: str = "OK"
+
+
+def _ours(method: str) -> bool:
+    """cardroom's own methods (streams of the health and reflection services are not)."""
+    return method.startswith("/cardroom.")
+
+
+async def _refuse_early(
+    request: Any, context: grpc.aio.ServicerContext[Any, Any], outcome: _Outcome
+) -> None:
+    """Refuse a call whose deadline already passed, or whose body did not parse."""
+    remaining = context.time_remaining()
+    if remaining is not None and remaining <= 0:
+        outcome.code = "DEADLINE_EXCEEDED"
+        await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline expired")
+    if isinstance(request, Malformed):
+        outcome.code = "INVALID_ARGUMENT"
+        err = invalid("MALFORMED_REQUEST", "the request body is not a valid message")
+        await context.abort_with_status(to_status(err))
+
+
+def add_service(server: grpc.aio.Server, service_name: str, servicer: Any) -> str:
+    """Register ``servicer``'s methods for the service ``service_name`` (e.g.
+    ``cardroom.v1.ReplayService``), built from its descriptor, the same way for every service:
+    each method is the servicer's attribute of that name.  Returns the service name."""
+    service = descriptor_pool.Default().FindServiceByName(service_name)
+    handlers = {}
+    for m in service.methods:
+        request = message_factory.GetMessageClass(m.input_type)
+        response = message_factory.GetMessageClass(m.output_type)
+        make = (
+            grpc.unary_stream_rpc_method_handler
+            if m.server_streaming
+            else grpc.unary_unary_rpc_method_handler
+        )
+        handlers[m.name] = make(
+            getattr(servicer, m.name),
+            request_deserializer=request.FromString,
+            response_serializer=response.SerializeToString,
+        )
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service_name, handlers),))
+    server.add_registered_method_handlers(service_name, handlers)
+    return service_name
 
 
 # --------------------------------------------------------------------------- one worker

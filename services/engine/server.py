@@ -25,9 +25,9 @@ import grpc
 from services.common import auth
 from services.common import logging as clog
 from services.common.db import DEFAULT_DATA_DIR
-from services.common.server import ServiceSpec, serve
+from services.common.server import ServiceSpec, add_service, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
-from services.common.wire import engine_pb2, engine_pb2_grpc
+from services.common.wire import engine_pb2
 
 from . import tokens
 from .service import EngineServicer
@@ -105,9 +105,7 @@ def register_with(
     servicer: Any = EngineServicer(tokens.Sealer.from_env())
     if not policy.open:
         servicer = auth.Guarded(servicer, policy)
-    add: Any = engine_pb2_grpc.add_EngineServiceServicer_to_server  # generated, untyped
-    add(servicer, server)
-    return [SERVICE_NAME]
+    return [add_service(server, SERVICE_NAME, servicer)]
 
 
 def make_spec(access: auth.AccessPolicy | None = None) -> ServiceSpec:

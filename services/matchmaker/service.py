@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import grpc
@@ -17,8 +17,8 @@ import grpc
 from services.common import grpc_errors, limits
 from services.common import logging as clog
 from services.common.fields import room_of, variant_in_room
-from services.common.grpc_errors import ServiceError, failed, invalid, missing, to_status
-from services.common.server import Malformed, tolerant
+from services.common.grpc_errors import ServiceError, failed, invalid, missing
+from services.common.server import add_service
 from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2
 from services.engine import rules
 
@@ -277,22 +277,19 @@ class MatchmakerServicer:
             raise failed("TICKET_CLOSED", f"the ticket is {row['state']}")
         return ticket_message(row)
 
+    @rpc
     async def WatchTicket(self, request: M.GetTicketRequest, context: Any) -> AsyncIterator[Any]:
-        async def items() -> AsyncIterator[M.Ticket]:
-            last = None
-            while True:
-                row = await self._ticket(request.ticket_id, context, True)
-                msg = ticket_message(row)
-                key = (msg.state, msg.table_id)
-                if key != last:
-                    last = key
-                    yield msg
-                if row["state"] != "queued":
-                    return
-                await asyncio.sleep(self.runner.settings.poll_interval_s)
-
-        async for item in self._stream(request, context, items):
-            yield item
+        last = None
+        while True:
+            row = await self._ticket(request.ticket_id, context, True)
+            msg = ticket_message(row)
+            key = (msg.state, msg.table_id)
+            if key != last:
+                last = key
+                yield msg
+            if row["state"] != "queued":
+                return
+            await asyncio.sleep(self.runner.settings.poll_interval_s)
 
     # ------------------------------------------------------------------ tables
     async def _seated(self, request: Any, context: Any) -> tuple[Table, int, str]:
@@ -301,31 +298,28 @@ class MatchmakerServicer:
         table = await self.runner.load(table_id)
         return table, self.runner.seat_or_refuse(table, player), player
 
+    @rpc
     async def Subscribe(self, request: M.SubscribeRequest, context: Any) -> AsyncIterator[Any]:
-        async def items() -> AsyncIterator[M.TableEvent]:
-            table, seat, player = await self._seated(request, context)
-            after = limits.seq(request.after_seq, "after_seq")
-            table_id = table.table_id
-            await self.runner.connected(table_id, seat, player)
-            try:
-                while True:
-                    table = await self.runner.load(table_id)
-                    gone = table.state == "closed" or table.seat_of(player) != seat
-                    rows = await self.runner.db(self.store.events_after, table_id, seat, after)
-                    for r in rows:
-                        after = r.seq
-                        if rules.may_see(r.to_seat, seat):
-                            yield M.TableEvent.FromString(r.body)
-                    if rows:
-                        continue
-                    if gone:
-                        return
-                    await self.runner.waker.wait(table_id, self.runner.settings.poll_interval_s)
-            finally:
-                self.runner.spawn(self.runner.disconnected(table_id, seat, player))
-
-        async for item in self._stream(request, context, items):
-            yield item
+        table, seat, player = await self._seated(request, context)
+        after = limits.seq(request.after_seq, "after_seq")
+        table_id = table.table_id
+        await self.runner.connected(table_id, seat, player)
+        try:
+            while True:
+                table = await self.runner.load(table_id)
+                gone = table.state == "closed" or table.seat_of(player) != seat
+                rows = await self.runner.db(self.store.events_after, table_id, seat, after)
+                for r in rows:
+                    after = r.seq
+                    if rules.may_see(r.to_seat, seat):
+                        yield M.TableEvent.FromString(r.body)
+                if rows:
+                    continue
+                if gone:
+                    return
+                await self.runner.waker.wait(table_id, self.runner.settings.poll_interval_s)
+        finally:
+            self.runner.spawn(self.runner.disconnected(table_id, seat, player))
 
     @rpc
     async def GetTable(self, request: M.GetTableRequest, context: Any) -> M.TableSnapshot:
@@ -433,56 +427,11 @@ class MatchmakerServicer:
             out.tables_running, out.tickets_queued = running, queued
         return out
 
-    # ------------------------------------------------------------------ streams
-    async def _stream(
-        self, request: Any, context: Any, items: Callable[[], AsyncIterator[Any]]
-    ) -> AsyncIterator[Any]:
-        """A server stream that ends with a status, never an unhandled exception."""
-        try:
-            if isinstance(request, Malformed):
-                raise invalid("MALFORMED_REQUEST", "the request body is not a valid message")
-            async for item in items():
-                yield item
-        except (ServiceError, limits.LimitError) as exc:
-            await context.abort_with_status(to_status(as_error(exc)))
-        except grpc.aio.AbortError:
-            raise
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("unexpected error in a stream")
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see server log")
-
 
 def add_to_server(server: grpc.aio.Server, servicer: MatchmakerServicer) -> Sequence[str]:
-    """Register the servicer with tolerant deserializers on every method, so an unparsable
-    body is refused with INVALID_ARGUMENT (streams included) rather than a bare UNKNOWN."""
-    handlers = {}
-    for method in SERVICE.methods:
-        request = _message(method.input_type)
-        response = _message(method.output_type)
-        fn = getattr(servicer, method.name)
-        if method.server_streaming:
-            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                fn,
-                request_deserializer=tolerant(request.FromString),
-                response_serializer=response.SerializeToString,
-            )
-        else:
-            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                fn,
-                request_deserializer=request.FromString,
-                response_serializer=response.SerializeToString,
-            )
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
-    server.add_registered_method_handlers(SERVICE_NAME, handlers)
-    return [SERVICE_NAME]
-
-
-def _message(descriptor: Any) -> Any:
-    from google.protobuf import message_factory
-
-    return message_factory.GetMessageClass(descriptor)
+    """Register the servicer through the shared runner path (services/common/server.py): the
+    access log, unparsable bodies refused, streams included."""
+    return [add_service(server, SERVICE_NAME, servicer)]
 
 
 __all__ = ["MatchmakerServicer", "add_to_server", "now_ms"]

@@ -24,7 +24,7 @@ import grpc
 from services.common import logging as clog
 from services.common.db import default_url, make_engine
 from services.common.migrate import pending
-from services.common.server import ServiceSpec, serve, tolerant
+from services.common.server import ServiceSpec, add_service, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
 from services.common.wire import replay_pb2
 
@@ -63,27 +63,8 @@ def build_servicer(config: ReplayConfig) -> ReplayServicer:
 
 
 def add_to_server(server: grpc.aio.Server, servicer: ReplayServicer) -> Sequence[str]:
-    """Register the servicer.  Built from the descriptor rather than the generated helper so
-    that the streaming method, which the runner's access log does not wrap, also receives an
-    unparsable body as a marker to refuse with INVALID_ARGUMENT instead of a bare UNKNOWN."""
-    handlers = {}
-    for method in SERVICE.methods:
-        request = getattr(replay_pb2, method.input_type.name)
-        response = getattr(replay_pb2, method.output_type.name)
-        if method.server_streaming:
-            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
-                getattr(servicer, method.name),
-                request_deserializer=tolerant(request.FromString),
-                response_serializer=response.SerializeToString,
-            )
-        else:
-            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
-                getattr(servicer, method.name),
-                request_deserializer=request.FromString,
-                response_serializer=response.SerializeToString,
-            )
-    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
-    server.add_registered_method_handlers(SERVICE_NAME, handlers)
+    """Register the servicer (the shared runner wraps every method, streams included)."""
+    add_service(server, SERVICE_NAME, servicer)
     if servicer.access.open:
         clog.get_logger("cardroom.replay").warning(
             "no replay tokens configured: every caller may read and write every game",

@@ -27,7 +27,6 @@ from services.common import grpc_errors, limits
 from services.common import logging as clog
 from services.common.fields import MAX_JSON, limited, rules_error, text
 from services.common.grpc_errors import ServiceError, invalid
-from services.common.server import Malformed
 from services.common.wire import HEADER, common_pb2, data_of, dumps, replay_pb2, seat_of_event
 from services.engine import rules
 
@@ -279,39 +278,12 @@ class ReplayServicer:
         header = await self._run(self.games.header, game.game_id)
         return replay_pb2.GetGameResponse(game=summary(game), header_json=dumps(header))
 
+    @rpc
     async def StreamEvents(
-        self, request: Any, context: grpc.aio.ServicerContext[Any, Any]
+        self, request: replay_pb2.StreamEventsRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> AsyncIterator[replay_pb2.StreamEventsResponse]:
-        # The shared runner's access log wraps unary calls only: a stream converts its own
-        # refusals and logs its own line.
-        start = time.perf_counter()
-        code = "OK"
-        reason = ""
-        game_id = "" if isinstance(request, Malformed) else request.game_id
-        try:
-            if isinstance(request, Malformed):
-                raise invalid("MALFORMED_REQUEST", "the request body is not a valid message")
-            async for item in self._stream(request, context):
-                yield item
-        except _HANDLED as exc:
-            err = replay_error(exc)
-            code, reason = err.code.name, err.reason
-            await context.abort_with_status(grpc_errors.to_status(err))
-        except asyncio.CancelledError:
-            code = "CANCELLED"
-            raise
-        except grpc.aio.AbortError:
-            raise
-        except Exception:
-            # Never the exception's text (it may hold SQL and its parameters) to the caller.
-            log.exception("unexpected error in stream", game_id=game_id[:MAX_ID])
-            code = "INTERNAL"
-            await context.abort(grpc.StatusCode.INTERNAL, "internal error; see server log")
-        finally:
-            ms = round((time.perf_counter() - start) * 1000.0, 3)
-            fields = {"reason": reason} if reason else {}
-            log.info("stream", method="/cardroom.v1.ReplayService/StreamEvents", code=code,
-                     latency_ms=ms, game_id=game_id[:MAX_ID], **fields)  # fmt: skip
+        async for item in self._stream(request, context):
+            yield item
 
     async def _stream(
         self, request: replay_pb2.StreamEventsRequest, context: grpc.aio.ServicerContext[Any, Any]

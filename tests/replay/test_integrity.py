@@ -475,7 +475,7 @@ def test_refusals_and_failed_streams_are_logged_with_their_status(db_url: str) -
         refused(
             lambda r, **kw: list(stub.StreamEvents(r, **kw)), R.StreamEventsRequest(game_id="nope")
         )
-        line = logs.last("stream", code="NOT_FOUND")
+        line = logs.last("rpc", code="NOT_FOUND")  # streams log like every call
         assert (line["code"], line["reason"], line["game_id"]) == (
             "NOT_FOUND",
             "GAME_NOT_FOUND",
@@ -491,7 +491,7 @@ def test_refusals_and_failed_streams_are_logged_with_their_status(db_url: str) -
             R.StreamEventsRequest(game_id="logged"),
         )
         assert code in (grpc.StatusCode.INTERNAL, grpc.StatusCode.UNAVAILABLE)
-        assert logs.last("stream", code=code.name, game_id="logged")
+        assert logs.last("rpc", code=code.name, game_id="logged")
     finally:
         root.removeHandler(logs)
         root.setLevel(level)
