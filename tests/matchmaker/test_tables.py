@@ -310,3 +310,51 @@ def test_three_hundred_tickets_at_once_each_player_seated_once(cluster: Cluster)
         logged = conn.execute(select(func.count()).select_from(table_events)).scalar_one()
     engine.dispose()
     assert held == 300 and logged == 300  # one "seated" event per seat, no bot
+
+
+def test_an_engine_outage_delays_the_table_and_loses_nothing(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.common.migrate import upgrade
+    from services.common.server import BackgroundServer
+    from services.engine import server as engine_server
+    from services.engine import tokens
+
+    from .conftest import TEST_KEYS, settings
+
+    monkeypatch.setenv(tokens.ENV_VAR, TEST_KEYS)  # the restarted engine opens the old tokens
+    upgrade(db_url)
+    engine = BackgroundServer(engine_server.SPEC, settings("engine")).start()
+    port = engine.port
+    cluster = Cluster(db_url, engine.target)
+    cluster.start_replay()
+    cluster.start_mm()
+    try:
+        stub = cluster.mm()
+        ticket = seated(stub, enqueue(stub, "alice", "doudizhu3").ticket_id)
+        table_id = ticket.table_id
+        s = started(stub, table_id, "alice")
+        engine.stop()  # deadlines fall due meanwhile: they wait for the engine
+        time.sleep(0.8)
+        pass_ = engine_pb2.Action()
+        setattr(pass_, "pass", True)
+        code, why = reason(stub.Act, M.ActRequest(table_id=table_id, player_id="alice",
+                                                   action=pass_))  # fmt: skip
+        assert (code, why) == (grpc.StatusCode.UNAVAILABLE, "ENGINE_UNAVAILABLE")
+        during = snap_or_none(stub, table_id)
+        engine = BackgroundServer(engine_server.SPEC, settings("engine", port)).start()
+        stream = Stream(stub, table_id, "alice")
+        wait_for(lambda: game_over_ids(stream), timeout=60)
+        stream.close()
+        assert during is None or during.game_id == s.game_id
+        wait_for(lambda: (v := verify(cluster, s.game_id)).ok and v.settlement_json)
+    finally:
+        cluster.stop()
+        engine.stop()
+
+
+def snap_or_none(stub: Any, table_id: str) -> M.TableSnapshot | None:
+    try:
+        return snap(stub, table_id, "alice")
+    except grpc.RpcError:
+        return None  # the snapshot's view needs the engine too
