@@ -142,6 +142,18 @@ class Replay(Remote):
     async def append(self, request: replay_pb2.AppendEventsRequest) -> None:
         await self.call(self.stub.AppendEvents, request)
 
+    async def head_seq(self, game_id: str) -> int:
+        """The seq of the game's last stored event (0: the game is not stored)."""
+        try:
+            result: replay_pb2.GetGameResponse = await self.call(
+                self.stub.GetGame, replay_pb2.GetGameRequest(game_id=game_id)
+            )
+        except ServiceError as exc:
+            if exc.code == grpc.StatusCode.NOT_FOUND:
+                return 0
+            raise
+        return int(result.game.head_seq)
+
     async def player_stats(self, player_id: str) -> replay_pb2.GetPlayerStatsResponse:
         request = replay_pb2.GetPlayerStatsRequest(player_id=player_id)
         result: replay_pb2.GetPlayerStatsResponse = await self.call(

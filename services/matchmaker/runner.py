@@ -243,32 +243,49 @@ class Runner:
             by_game.setdefault(r.game_id, []).append(r)
 
         async def deliver(game_rows: list[Any]) -> None:
-            done: list[int] = []
-            for r in game_rows:
-                request = replay_pb2.AppendEventsRequest.FromString(r.body)
-                try:
-                    await self.replay.append(request)
-                    self.replay_ok = True
-                    done.append(r.id)
-                except (Unreachable, ServiceError) as exc:
-                    if isinstance(exc, Unreachable):
-                        self.replay_ok = False
-                    attempts = r.attempts + 1
-                    delay = min(
-                        self.settings.backoff_cap_ms,
-                        self.settings.backoff_ms * 2 ** min(attempts - 1, 16),
-                    )
-                    log.warning(
-                        "replay append failed; will retry",
-                        game_id=r.game_id, first_seq=r.first_seq, attempts=attempts,
-                        error=str(exc)[:200],
-                    )  # fmt: skip
-                    await self.db(
-                        self.store.retry_later, r.game_id, r.id, attempts, delay, str(exc)
-                    )
-                    break
-            if done:
-                await self.db(self.store.delivered, done)
+            """The game's claimed rows as one append (their events are consecutive); after a
+            SEQ_CONFLICT (an earlier attempt was stored but not yet deleted here, or another
+            instance delivered) the rows replay already holds are dropped."""
+            requests = [replay_pb2.AppendEventsRequest.FromString(r.body) for r in game_rows]
+            merged = replay_pb2.AppendEventsRequest(
+                game_id=requests[0].game_id,
+                expected_seq=requests[0].expected_seq,
+                events=[e for q in requests for e in q.events],
+            )
+            last = merged.events[-1].envelope.seq
+            merged.request_id = f"{requests[0].request_id}-{last}"
+            first = game_rows[0]
+            try:
+                await self.replay.append(merged)
+                self.replay_ok = True
+                await self.db(self.store.delivered, [r.id for r in game_rows])
+                return
+            except ServiceError as exc:
+                error: Exception = exc
+                if exc.reason == "SEQ_CONFLICT":
+                    with contextlib.suppress(Unreachable, ServiceError):
+                        head = await self.replay.head_seq(first.game_id)
+                        stored = [
+                            r.id for r, q in zip(game_rows, requests, strict=True)
+                            if q.events[-1].envelope.seq <= head
+                        ]  # fmt: skip
+                        if stored:
+                            await self.db(self.store.delivered, stored)
+                            return
+            except Unreachable as exc:
+                self.replay_ok = False
+                error = exc
+            attempts = first.attempts + 1
+            delay = min(
+                self.settings.backoff_cap_ms, self.settings.backoff_ms * 2 ** min(attempts - 1, 16)
+            )
+            log.warning(
+                "replay append failed; will retry",
+                game_id=first.game_id, first_seq=first.first_seq, attempts=attempts,
+                error=str(error)[:200],
+            )  # fmt: skip
+            await self.db(self.store.retry_later, first.game_id, first.id, attempts, delay,
+                          str(error))  # fmt: skip
 
         await asyncio.gather(*(deliver(g) for g in by_game.values()))
         return len(rows) >= 200

@@ -306,8 +306,6 @@ class MatchmakerServicer:
         await self.runner.connected(table_id, seat, player)
         try:
             while True:
-                table = await self.runner.load(table_id)
-                gone = table.state == "closed" or table.seat_of(player) != seat
                 rows = await self.runner.db(self.store.events_after, table_id, seat, after)
                 for r in rows:
                     after = r.seq
@@ -315,7 +313,13 @@ class MatchmakerServicer:
                         yield M.TableEvent.FromString(r.body)
                 if rows:
                     continue
-                if gone:
+                table = await self.runner.load(table_id)
+                if table.state == "closed" or table.seat_of(player) != seat:
+                    # Gone: end once every event before the departure is delivered.
+                    rows = await self.runner.db(self.store.events_after, table_id, seat, after)
+                    for r in rows:
+                        if rules.may_see(r.to_seat, seat):
+                            yield M.TableEvent.FromString(r.body)
                     return
                 await self.runner.waker.wait(table_id, self.runner.settings.poll_interval_s)
         finally:
