@@ -625,6 +625,11 @@ class Runner:
         result: list[M.ActResponse] = []
 
         async def change(table: Table) -> Write | None:
+            if request.request_id:  # a concurrent retry may have landed while we waited
+                stored = await self.db(self.store.request, table_id, request.request_id)
+                if stored is not None:
+                    result[:] = [self._replayed(stored, digest)]
+                    return None
             seat = self.seat_or_refuse(table, player)
             if request.HasField("expected_seq") and request.expected_seq != table.seq:
                 raise ServiceError(
@@ -670,7 +675,8 @@ class Runner:
                 raise ServiceError(grpc.StatusCode.ABORTED, "STALE_SEQ", exc.message) from None
             raise
         out = result[0]
-        out.seq = table.seq
+        if not out.seq:
+            out.seq = table.seq
         return out
 
     def _replayed(self, stored: Any, digest: bytes) -> M.ActResponse:

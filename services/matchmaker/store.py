@@ -486,12 +486,17 @@ class Store:
                 )
             if w.request is not None:
                 tid, rid, digest, response = w.request
-                conn.execute(
-                    insert(requests).values(
-                        table_id=tid, request_id=rid, body_hash=digest,
-                        response=response.SerializeToString(), created_ms=now,
-                    )
-                )  # fmt: skip
+                try:
+                    with conn.begin_nested():
+                        conn.execute(
+                            insert(requests).values(
+                                table_id=tid, request_id=rid, body_hash=digest,
+                                response=response.SerializeToString(), created_ms=now,
+                            )
+                        )  # fmt: skip
+                except IntegrityError:
+                    # The same request id won elsewhere meanwhile: this write must not land.
+                    raise Conflict(table.table_id) from None
             self._notify(conn, table.table_id)
         return table
 

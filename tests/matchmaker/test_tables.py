@@ -228,9 +228,16 @@ def test_act_is_idempotent_by_request_id(cluster: Cluster) -> None:
     started(stub, table_id, "alice")
     request = M.ActRequest(table_id=table_id, player_id="alice",
                            action=engine_pb2.Action(autoplay=True), request_id="once")  # fmt: skip
-    first = stub.Act(request, timeout=10)
-    second = stub.Act(request, timeout=10)
-    assert first == second
+    with ThreadPoolExecutor(4) as pool:  # the same request, four times at once
+        answers = list(pool.map(lambda _: stub.Act(request, timeout=10), range(4)))
+    first, second = answers[0], stub.Act(request, timeout=10)
+    assert first == second and all(a == first for a in answers)
+    stream = Stream(stub, table_id, "alice")
+    wait_for(lambda: any(e.type == "game_started" for e in stream.events))
+    time.sleep(0.3)
+    stream.close()
+    switched = [e for e in stream.events if e.type == "game" and e.game_event.type == "autoplay"]
+    assert len(switched) == 1  # applied once
     request.action.autoplay = False
     assert reason(stub.Act, request) == (grpc.StatusCode.FAILED_PRECONDITION, "REQUEST_ID_REUSED")
     stale = M.ActRequest(table_id=table_id, player_id="alice",
