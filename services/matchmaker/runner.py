@@ -167,9 +167,22 @@ class Runner:
     def start(self) -> None:
         """Start the background loops (on the running event loop)."""
         _ = self.waker
+        self.spawn(self._lifetime())
         self.spawn(self._loop("deadlines", self._deadlines_once, self._kick))
         self.spawn(self._loop("seating", self._seating_once, None))
         self.spawn(self._loop("outbox", self._outbox_once, self._outbox_kick))
+
+    async def _lifetime(self) -> None:
+        """Lives as long as the server's event loop: when the server stops (its loop cancels
+        what is left), the LISTEN thread ends and the database connections close."""
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self._stopping = True
+            if self._waker is not None:
+                self._waker.close()
+            self._pool.shutdown(wait=False)
+            self.store.close()
 
     async def close(self) -> None:
         self._stopping = True
@@ -183,6 +196,7 @@ class Runner:
         await self.engine.close()
         await self.replay.close()
         self._pool.shutdown(wait=False)
+        self.store.close()
 
     async def _loop(
         self, name: str, once: Callable[[], Awaitable[bool]], kick: asyncio.Event | None

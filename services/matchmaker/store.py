@@ -177,6 +177,12 @@ class Store:
         self.reader = engine if self.postgres else _sqlite_reader(engine)
         self._write_lock = None if self.postgres else threading.Lock()
 
+    def close(self) -> None:
+        """Close every pooled connection (the server stopped)."""
+        self.engine.dispose()
+        if self.reader is not self.engine:
+            self.reader.dispose()
+
     # ------------------------------------------------------------------ helpers
     @contextlib.contextmanager
     def _tx(self) -> Iterator[Connection]:
