@@ -5,7 +5,7 @@ it from worker threads.
 Every table write is ``UPDATE mm_tables … WHERE table_id = :id AND seq = :old_seq``: a writer
 that lost the race (another instance or task moved the table on) writes nothing and raises
 :class:`Conflict`, and the caller reloads.  Seating runs in one transaction over the pool's
-queued tickets (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, the SQLite write lock otherwise);
+queued tickets (``FOR UPDATE`` on PostgreSQL, the SQLite write lock otherwise);
 ``mm_holds`` makes a second live ticket or seat of one player impossible whatever the code
 above does.
 """
@@ -342,7 +342,11 @@ class Store:
                 .where(tickets.c.state == "queued", tickets.c.pool == pool)
                 .order_by(tickets.c.created_ms, tickets.c.ticket_id)
                 .limit(limit)
-                .with_for_update(skip_locked=True)
+                # Not SKIP LOCKED: two seating passes over one pool that each skipped the
+                # other's rows could each see too few tickets and leave both halves waiting.
+                # They queue on the rows instead (locked in one order: no deadlock), and the
+                # later one sees the earlier one's tickets seated.
+                .with_for_update()
             ).all()
             if not rows:
                 return formed

@@ -41,9 +41,9 @@ def one_game(stub: object, variant: str, i: int) -> list[str]:
     seed = json.loads(over.game_event.data_json)["seed"]
     leaks = hidden_leaks(stream.events, seat, variant, seed)
     v = rules.variant(variant)
-    mine = {
-        rules.deal_from_seed(v, rules.redeal_seed(seed, d)).hands[seat] for d in range(v.max_deals)
-    }
+    # A seat's cards: its dealt hand, and the bottom cards should it become the landlord.
+    deals = [rules.deal_from_seed(v, rules.redeal_seed(seed, d)) for d in range(v.max_deals)]
+    mine = [set(d.hands[seat]) | set(d.bottom) for d in deals]
     for x in snapshots:
         if x.state != M.TABLE_STATE_PLAYING or not x.view.view_json:
             continue
@@ -51,7 +51,7 @@ def one_game(stub: object, variant: str, i: int) -> list[str]:
         if view["settlement"] is not None:
             continue  # the game is over: everything is public
         hand = tuple(sorted(rules.parse_cards(view["hand"] or "")))
-        if not any(set(hand) <= set(h) for h in mine):
+        if not any(set(hand) <= h for h in mine):
             leaks.append(f"snapshot hand of seat {seat} is not its own")
         if view["record"] is not None:
             leaks.append("snapshot holds the record while the game runs")
