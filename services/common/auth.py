@@ -26,6 +26,8 @@ from typing import Any
 
 import grpc
 
+from services.common.reasons import ServiceReason
+
 from .grpc_errors import ServiceError, to_status
 from .settings import SettingsError
 
@@ -62,11 +64,11 @@ def _digest(token: str) -> bytes:
 
 
 def unauthenticated(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.UNAUTHENTICATED, "UNAUTHENTICATED", message)
+    return ServiceError(grpc.StatusCode.UNAUTHENTICATED, ServiceReason.UNAUTHENTICATED, message)
 
 
 def denied(message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.PERMISSION_DENIED, "PERMISSION_DENIED", message)
+    return ServiceError(grpc.StatusCode.PERMISSION_DENIED, ServiceReason.PERMISSION_DENIED, message)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 
+from services.common.reasons import RulesReason, ServiceReason
 from services.engine import rules
 
 from . import grpc_errors, limits
@@ -26,22 +27,20 @@ MAX_JSON = 64 * 1024
 #: state (or the play to beat) and is FAILED_PRECONDITION.
 INVALID_REASONS = frozenset(
     {
-        "MISSING_FIELD",
-        "INVALID_FIELD",
-        "UNKNOWN_VARIANT",
-        "INVALID_OVERRIDE",
-        "INVALID_ROOM",
-        "INVALID_CARDS",
-        "CARDS_NOT_IN_DECK",
-        "NOT_A_PATTERN",
-        "INVALID_DEAL",
-        "INVALID_RECORD",
-        "NO_SUCH_SEAT",
-        "BAD_DEAL",
-        "BAD_ACTION",
-        "BAD_BID",
-        "BAD_RECORD",
-        "STATE_TOKEN_INVALID",
+        ServiceReason.MISSING_FIELD,
+        ServiceReason.INVALID_FIELD,
+        ServiceReason.UNKNOWN_VARIANT,
+        RulesReason.INVALID_OVERRIDE,
+        RulesReason.INVALID_ROOM,
+        RulesReason.INVALID_CARDS,
+        RulesReason.CARDS_NOT_IN_DECK,
+        RulesReason.NOT_A_PATTERN,
+        RulesReason.NO_SUCH_SEAT,
+        RulesReason.BAD_DEAL,
+        RulesReason.BAD_ACTION,
+        RulesReason.BAD_BID,
+        RulesReason.BAD_RECORD,
+        ServiceReason.STATE_TOKEN_INVALID,
     }
 )
 
@@ -53,12 +52,12 @@ def rules_error(exc: Exception, field: str | None = None) -> ServiceError:
     if isinstance(exc, ServiceError):
         return exc
     if isinstance(exc, rules.CardParseError):
-        return invalid("INVALID_CARDS", str(exc), field)
+        return invalid(RulesReason.INVALID_CARDS, str(exc), field)
     if isinstance(exc, rules.VariantError):
         if exc.field == "variant":
-            return invalid("UNKNOWN_VARIANT", str(exc), field or "variant")
+            return invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), field or "variant")
         path = f"{field}.{exc.field}" if field and exc.field else field or exc.field or None
-        return invalid("INVALID_OVERRIDE", str(exc), path)
+        return invalid(RulesReason.INVALID_OVERRIDE, str(exc), path)
     if isinstance(exc, rules.ReplayError):
         where = f"actions[{exc.index}]"
         meta = {"index": str(exc.index), "seat": str(exc.seat)}
@@ -74,7 +73,7 @@ def rules_error(exc: Exception, field: str | None = None) -> ServiceError:
         if exc.reason in INVALID_REASONS:
             return invalid(exc.reason, str(exc), field)
         return grpc_errors.failed(exc.reason, str(exc), field)
-    return invalid("INVALID_FIELD", str(exc), field)
+    return invalid(ServiceReason.INVALID_FIELD, str(exc), field)
 
 
 def limited(exc: limits.LimitError) -> ServiceError:
@@ -92,7 +91,9 @@ def text(value: str, field: str, *, required: bool = True, limit: int = MAX_TEXT
     return value
 
 
-def json_object(raw: str, field: str, *, reason: str = "INVALID_FIELD") -> dict[str, Any]:
+def json_object(
+    raw: str, field: str, *, reason: str = ServiceReason.INVALID_FIELD
+) -> dict[str, Any]:
     if not raw.strip():
         return {}
     if len(raw) > MAX_JSON:
@@ -111,7 +112,7 @@ def cards_of(value: str, field: str, *, required: bool = True) -> tuple[rules.Ca
     try:
         return rules.parse_cards(value)
     except rules.CardParseError as exc:
-        raise invalid("INVALID_CARDS", str(exc), field) from None
+        raise invalid(RulesReason.INVALID_CARDS, str(exc), field) from None
 
 
 def room_of(msg: Any, field: str = "room") -> rules.Room:
@@ -119,12 +120,12 @@ def room_of(msg: Any, field: str = "room") -> rules.Room:
     variant overrides and table settings in ``overrides_json``), or INVALID_ARGUMENT naming
     the field: INVALID_ROOM, INVALID_OVERRIDE."""
     data: dict[str, Any] = json_object(
-        msg.overrides_json, f"{field}.overrides_json", reason="INVALID_OVERRIDE"
+        msg.overrides_json, f"{field}.overrides_json", reason=RulesReason.INVALID_OVERRIDE
     )
     for name in ("stake", "max_multiplier", "escape_multiplier"):
         if name in data:
             raise invalid(
-                "INVALID_OVERRIDE",
+                RulesReason.INVALID_OVERRIDE,
                 f"{name} is a room field, not a variant override",
                 f"{field}.overrides_json.{name}",
             )
@@ -138,7 +139,7 @@ def room_of(msg: Any, field: str = "room") -> rules.Room:
     except rules.VariantError as exc:
         # A table setting arrives in overrides_json; stake and the bounds in their own fields.
         where = f"{field}.overrides_json" if exc.field in rules.TABLE_FIELDS else field
-        raise invalid("INVALID_ROOM", str(exc), f"{where}.{exc.field}") from None
+        raise invalid(RulesReason.INVALID_ROOM, str(exc), f"{where}.{exc.field}") from None
 
 
 def variant_in_room(
@@ -152,14 +153,14 @@ def variant_in_room(
     try:
         base = rules.variant(name)
     except rules.VariantError as exc:
-        raise invalid("UNKNOWN_VARIANT", str(exc), field) from None
+        raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), field) from None
     try:
         return room.variant_for(base.name)
     except rules.VariantError as exc:
         if exc.field in rules.ROOM_FIELDS:
-            raise invalid("INVALID_ROOM", str(exc), f"{room_field}.{exc.field}") from None
+            raise invalid(RulesReason.INVALID_ROOM, str(exc), f"{room_field}.{exc.field}") from None
         path = f"{room_field}.overrides_json" + (f".{exc.field}" if exc.field else "")
-        raise invalid("INVALID_OVERRIDE", str(exc), path) from None
+        raise invalid(RulesReason.INVALID_OVERRIDE, str(exc), path) from None
     except (TypeError, ValueError) as exc:
         path = f"{room_field}.overrides_json"
-        raise invalid("INVALID_OVERRIDE", f"bad override: {exc}", path) from None
+        raise invalid(RulesReason.INVALID_OVERRIDE, f"bad override: {exc}", path) from None

@@ -20,6 +20,8 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from services.common.reasons import ServiceReason
+
 DOMAIN = "cardroom"
 
 
@@ -54,11 +56,11 @@ def failed(reason: str, message: str, field: str | None = None) -> ServiceError:
 
 
 def missing(field: str) -> ServiceError:
-    return invalid("MISSING_FIELD", f"{field} is required", field)
+    return invalid(ServiceReason.MISSING_FIELD, f"{field} is required", field)
 
 
 def bad_field(field: str, message: str) -> ServiceError:
-    return invalid("INVALID_FIELD", message, field)
+    return invalid(ServiceReason.INVALID_FIELD, message, field)
 
 
 def _pack(message: Any) -> any_pb2.Any:

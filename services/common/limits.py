@@ -16,6 +16,8 @@ its INVALID_ARGUMENT.
 
 from __future__ import annotations
 
+from services.common.reasons import ServiceReason
+
 MAX_GAME_ID = 64
 MAX_REQUEST_ID = 128
 MAX_PLAYER_ID = 128
@@ -35,7 +37,11 @@ class LimitError(ValueError):
     ``missing`` is true."""
 
     def __init__(
-        self, field: str, message: str, reason: str = "INVALID_FIELD", missing: bool = False
+        self,
+        field: str,
+        message: str,
+        reason: str = ServiceReason.INVALID_FIELD,
+        missing: bool = False,
     ) -> None:
         super().__init__(message)
         self.field = field
@@ -44,12 +50,19 @@ class LimitError(ValueError):
 
 
 def check_id(
-    value: str, field: str, limit: int, *, required: bool = True, reason: str = "INVALID_FIELD"
+    value: str,
+    field: str,
+    limit: int,
+    *,
+    required: bool = True,
+    reason: str = ServiceReason.INVALID_FIELD,
 ) -> str:
     """``value`` when it is a valid id (or empty and not ``required``)."""
     if not value:
         if required:
-            raise LimitError(field, f"{field} is required", "MISSING_FIELD", missing=True)
+            raise LimitError(
+                field, f"{field} is required", ServiceReason.MISSING_FIELD, missing=True
+            )
         return value
     if len(value) > limit:
         raise LimitError(field, f"{field} must be 1–{limit} characters", reason)
@@ -61,12 +74,18 @@ def check_id(
 
 
 def game_id(
-    value: str, field: str = "game_id", *, required: bool = True, reason: str = "INVALID_FIELD"
+    value: str,
+    field: str = "game_id",
+    *,
+    required: bool = True,
+    reason: str = ServiceReason.INVALID_FIELD,
 ) -> str:
     return check_id(value, field, MAX_GAME_ID, required=required, reason=reason)
 
 
-def request_id(value: str, field: str = "request_id", *, reason: str = "INVALID_FIELD") -> str:
+def request_id(
+    value: str, field: str = "request_id", *, reason: str = ServiceReason.INVALID_FIELD
+) -> str:
     return check_id(value, field, MAX_REQUEST_ID, reason=reason)
 
 

@@ -40,6 +40,8 @@ from google.protobuf import descriptor_pool, message_factory
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from services.common.reasons import ServiceReason
+
 from . import logging as clog
 from .grpc_errors import invalid, to_status
 from .settings import ServerSettings
@@ -210,7 +212,7 @@ async def _refuse_early(
         await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED, "deadline expired")
     if isinstance(request, Malformed):
         outcome.code = "INVALID_ARGUMENT"
-        err = invalid("MALFORMED_REQUEST", "the request body is not a valid message")
+        err = invalid(ServiceReason.MALFORMED_REQUEST, "the request body is not a valid message")
         await context.abort_with_status(to_status(err))
 
 

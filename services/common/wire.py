@@ -24,6 +24,7 @@ from cardroom.v1 import (
 )
 from google.protobuf import timestamp_pb2
 
+from services.common.reasons import RulesReason
 from services.engine import rules
 
 from .fields import cards_of, text
@@ -41,14 +42,12 @@ __all__ = [
 ]
 
 # --------------------------------------------------------------------------- events
-HEADER: Final = "game_header"
-GAME_OVER: Final = "game_over"
+HEADER: Final = rules.EventType.GAME_HEADER
+GAME_OVER: Final = rules.EventType.GAME_OVER
 #: Events that are a seat's action (re-executed); every other type is a result of one.
-ACTION_TYPES: Final = frozenset({"bid", "pass", "play", "show_hand", "leave", "autoplay"})
+ACTION_TYPES: Final = frozenset(t for t in rules.EventType if t.is_action)
 #: Every event type a game's log may hold: the header and what the rules produce.
-EVENT_TYPES: Final = ACTION_TYPES | {
-    HEADER, GAME_OVER, "deal", "landlord", "bottom", "new_trick", "redeal",
-}  # fmt: skip
+EVENT_TYPES: Final = frozenset(rules.EventType)
 #: The record's "by" of an action, from its event's cause (DESIGN.md action forms), and back.
 BY_OF_CAUSE: Final = {
     common_pb2.CAUSE_TIMEOUT: "timeout",
@@ -192,11 +191,11 @@ def action_of(msg: engine_pb2.Action, field: str = "action") -> rules.Action:
         raise missing(f"{field}.kind")
     if kind == "bid":
         if not 1 <= msg.bid <= 3:
-            raise invalid("BAD_BID", f"a bid is 1, 2 or 3, not {msg.bid}", f"{field}.bid")
+            raise invalid(RulesReason.BAD_BID, f"a bid is 1, 2 or 3, not {msg.bid}", f"{field}.bid")
         return rules.Bid(seat, msg.bid)
     if kind == "pass":
         if not getattr(msg, "pass"):  # a Python keyword: no attribute syntax
-            raise invalid("BAD_ACTION", "pass must be true", f"{field}.pass")
+            raise invalid(RulesReason.BAD_ACTION, "pass must be true", f"{field}.pass")
         return rules.Pass(seat)
     if kind == "play":
         cards = cards_of(msg.play.cards, f"{field}.play.cards")
@@ -206,7 +205,7 @@ def action_of(msg: engine_pb2.Action, field: str = "action") -> rules.Action:
         return rules.SetAutoplay(seat, msg.autoplay)
     flag: bool = getattr(msg, kind)
     if not flag:
-        raise invalid("BAD_ACTION", f"{kind} must be true", f"{field}.{kind}")
+        raise invalid(RulesReason.BAD_ACTION, f"{kind} must be true", f"{field}.{kind}")
     if kind == "show_hand":
         return rules.ShowHand(seat)
     if kind == "leave":

@@ -28,6 +28,7 @@ from services.common.fields import (
     variant_in_room,
 )
 from services.common.grpc_errors import ServiceError, invalid, missing
+from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import (
     action_message,
     action_of,
@@ -74,10 +75,8 @@ def check_players(request: engine_pb2.NewGameRequest, v: rules.Variant) -> None:
     except limits.LimitError as exc:
         raise limited(exc) from None
     if request.players and len(request.players) != v.players:
-        raise invalid(
-            "INVALID_FIELD", f"{v.name} seats {v.players} players, not {len(request.players)}",
-            "players",
-        )  # fmt: skip
+        seats = f"{v.name} seats {v.players} players, not {len(request.players)}"
+        raise invalid(ServiceReason.INVALID_FIELD, seats, "players")
 
 
 def variant_of(name: str, overrides_json: str, field: str = "variant") -> rules.Variant:
@@ -85,16 +84,20 @@ def variant_of(name: str, overrides_json: str, field: str = "variant") -> rules.
     try:
         v = rules.variant(name)
     except rules.VariantError as exc:
-        raise invalid("UNKNOWN_VARIANT", str(exc), field) from None
-    overrides = json_object(overrides_json, "overrides_json", reason="INVALID_OVERRIDE")
+        raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), field) from None
+    overrides = json_object(overrides_json, "overrides_json", reason=RulesReason.INVALID_OVERRIDE)
     if not overrides:
         return v
     try:
         return v.override(overrides)
     except rules.VariantError as exc:
-        raise invalid("INVALID_OVERRIDE", str(exc), f"overrides_json.{exc.field}") from None
+        raise invalid(
+            RulesReason.INVALID_OVERRIDE, str(exc), f"overrides_json.{exc.field}"
+        ) from None
     except (TypeError, ValueError) as exc:  # a value of the wrong JSON shape
-        raise invalid("INVALID_OVERRIDE", f"bad override: {exc}", "overrides_json") from None
+        raise invalid(
+            RulesReason.INVALID_OVERRIDE, f"bad override: {exc}", "overrides_json"
+        ) from None
 
 
 def variant_message(v: rules.Variant) -> engine_pb2.Variant:
@@ -120,7 +123,7 @@ def variant_message(v: rules.Variant) -> engine_pb2.Variant:
 # --------------------------------------------------------------------------- games
 def seat_of(value: int, v: rules.Variant, field: str) -> int:
     if not 0 <= value < v.players:
-        raise invalid("NO_SUCH_SEAT", f"{field} {value} is not a seat of {v.name}", field)
+        raise invalid(RulesReason.NO_SUCH_SEAT, f"{field} {value} is not a seat of {v.name}", field)
     return value
 
 
@@ -216,7 +219,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             try:
                 rules.parse_reading(reading)
             except rules.NotAPattern as exc:
-                raise invalid("NOT_A_PATTERN", str(exc), "reading") from None
+                raise invalid(RulesReason.NOT_A_PATTERN, str(exc), "reading") from None
         last: rules.Pattern | None = None
         if request.last.strip():
             try:
@@ -316,7 +319,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         try:
             state = rules.new_game(v.name, room, first_bidder=first_bidder, game_id=game_id, **deal)
         except rules.RulesError as exc:
-            raise rules_error(exc, "deal" if exc.reason == "BAD_DEAL" else None) from None
+            raise rules_error(exc, "deal" if exc.reason == RulesReason.BAD_DEAL else None) from None
         # seq 1 is the header (auditors only: its seed reveals every hand), then the deal.
         header = wire.header_message(
             header_of(request, state, game_id), game_id=game_id, actor=actor, server_time=wire.now()
@@ -354,7 +357,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         try:
             new, events = rules.apply(state, action)
         except rules.RulesError as exc:
-            field = "action.seat" if exc.reason == "NO_SUCH_SEAT" else "action"
+            field = "action.seat" if exc.reason == RulesReason.NO_SUCH_SEAT else "action"
             raise rules_error(exc, field) from None
         game_id, seq = request.state.game_id, request.state.seq
         cause = request.cause
@@ -398,7 +401,9 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             raise missing("seat")
         seat = seat_of(request.seat, state.variant, "seat")
         if state.over:
-            raise grpc_errors.failed("GAME_OVER", f"the game is over ({state.status.value})")
+            raise grpc_errors.failed(
+                RulesReason.GAME_OVER, f"the game is over ({state.status.value})"
+            )
         hint = rules.hint(rules.seat_view(state, seat))
         response = engine_pb2.GetHintResponse()
         if hint is not None:
@@ -428,7 +433,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
                 data: Any = json.loads(request.record_json)
             except (ValueError, RecursionError) as exc:
                 raise invalid(
-                    "BAD_RECORD", f"record_json is not JSON: {exc}", "record_json"
+                    RulesReason.BAD_RECORD, f"record_json is not JSON: {exc}", "record_json"
                 ) from None
         else:
             data = record_of(request.structured)
@@ -440,7 +445,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             raise rules_error(exc, "record") from None
         if state.settlement is None:
             raise grpc_errors.failed(
-                "GAME_NOT_OVER", "the record ends before the game does", "record"
+                ServiceReason.GAME_NOT_OVER, "the record ends before the game does", "record"
             )
         return engine_pb2.SettleResponse(
             settlement=settlement_message(state.settlement),

@@ -28,6 +28,8 @@ from collections.abc import Mapping
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from services.common.reasons import ServiceReason
+
 ENV_VAR = "CARDROOM_ENGINE_KEYS"
 VERSION = 1
 NONCE_BYTES = 12
@@ -42,7 +44,7 @@ MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
 class TokenInvalid(ValueError):
     """A token that is malformed, unknown, forged, altered or bound to other clear values."""
 
-    reason = "STATE_TOKEN_INVALID"
+    reason = ServiceReason.STATE_TOKEN_INVALID
 
 
 class KeyConfigError(ValueError):

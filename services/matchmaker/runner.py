@@ -34,6 +34,7 @@ import grpc
 from services.common import logging as clog
 from services.common.grpc_errors import ServiceError, failed
 from services.common.notify import Notifier
+from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
 from services.engine import rules
 
@@ -54,7 +55,11 @@ def not_found(reason: str, message: str) -> ServiceError:
 
 
 def engine_down(exc: Unreachable) -> ServiceError:
-    reason = "ENGINE_UNAVAILABLE" if exc.service == "engine" else "REPLAY_UNAVAILABLE"
+    reason = (
+        ServiceReason.ENGINE_UNAVAILABLE
+        if exc.service == "engine"
+        else ServiceReason.REPLAY_UNAVAILABLE
+    )
     return ServiceError(grpc.StatusCode.UNAVAILABLE, reason, str(exc))
 
 
@@ -276,7 +281,7 @@ class Runner:
                 return
             except ServiceError as exc:
                 error: Exception = exc
-                if exc.reason == "SEQ_CONFLICT":
+                if exc.reason == ServiceReason.SEQ_CONFLICT:
                     with contextlib.suppress(Unreachable, ServiceError):
                         head = await self.replay.head_seq(first.game_id)
                         stored = [
@@ -308,14 +313,16 @@ class Runner:
     async def load(self, table_id: str) -> Table:
         table = await self.db(self.store.load, table_id)
         if table is None:
-            raise not_found("TABLE_NOT_FOUND", f"no table {table_id!r}")
+            raise not_found(ServiceReason.TABLE_NOT_FOUND, f"no table {table_id!r}")
         return table
 
     @staticmethod
     def seat_or_refuse(table: Table, player_id: str) -> int:
         seat = table.seat_of(player_id)
         if seat is None:
-            raise failed("NOT_SEATED", f"{player_id!r} has no seat at table {table.table_id}")
+            raise failed(
+                ServiceReason.NOT_SEATED, f"{player_id!r} has no seat at table {table.table_id}"
+            )
         return seat
 
     async def commit(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> Table:
@@ -338,7 +345,9 @@ class Runner:
                     return await self.commit(table, old, w)
                 except Conflict:
                     continue
-        raise ServiceError(grpc.StatusCode.ABORTED, "CONFLICT", "the table kept moving; retry")
+        raise ServiceError(
+            grpc.StatusCode.ABORTED, ServiceReason.CONFLICT, "the table kept moving; retry"
+        )
 
     # ------------------------------------------------------------------ engine steps
     def _token(self, table: Table) -> engine_pb2.GameToken:
@@ -647,17 +656,17 @@ class Runner:
             seat = self.seat_or_refuse(table, player)
             if request.HasField("expected_seq") and request.expected_seq != table.seq:
                 raise ServiceError(
-                    grpc.StatusCode.ABORTED, "STALE_SEQ",
+                    grpc.StatusCode.ABORTED, ServiceReason.STALE_SEQ,
                     f"the table is at seq {table.seq}, not {request.expected_seq}",
                 )  # fmt: skip
             if table.state != "playing" or table.token is None:
-                raise failed("NOT_READY", "no game is running at this table")
+                raise failed(ServiceReason.NOT_READY, "no game is running at this table")
             action = engine_pb2.Action()
             action.CopyFrom(request.action)
             action.seat = seat
             if action.WhichOneof("kind") in ("leave", "timeout"):
                 raise ServiceError(
-                    grpc.StatusCode.INVALID_ARGUMENT, "BAD_ACTION",
+                    grpc.StatusCode.INVALID_ARGUMENT, RulesReason.BAD_ACTION,
                     "leave with LeaveTable; timeouts are the table's", "action",
                 )  # fmt: skip
             w = Write()
@@ -685,8 +694,10 @@ class Runner:
         except Conflict:  # pragma: no cover - mutate retries
             raise
         except ServiceError as exc:
-            if exc.reason == "CONFLICT" and request.HasField("expected_seq"):
-                raise ServiceError(grpc.StatusCode.ABORTED, "STALE_SEQ", exc.message) from None
+            if exc.reason == ServiceReason.CONFLICT and request.HasField("expected_seq"):
+                raise ServiceError(
+                    grpc.StatusCode.ABORTED, ServiceReason.STALE_SEQ, exc.message
+                ) from None
             raise
         out = result[0]
         if not out.seq:
@@ -695,7 +706,9 @@ class Runner:
 
     def _replayed(self, stored: Any, digest: bytes) -> M.ActResponse:
         if bytes(stored.body_hash) != digest:
-            raise failed("REQUEST_ID_REUSED", "this request id was used for another action")
+            raise failed(
+                ServiceReason.REQUEST_ID_REUSED, "this request id was used for another action"
+            )
         response: M.ActResponse = M.ActResponse.FromString(stored.response)
         return response
 
@@ -703,7 +716,7 @@ class Runner:
         async def change(table: Table) -> Write | None:
             seat = self.seat_or_refuse(table, player)
             if table.state == "closed":
-                raise failed("TABLE_CLOSED", "the table is closed")
+                raise failed(ServiceReason.TABLE_CLOSED, "the table is closed")
             if table.state != "waiting" or table.seats[seat]["ready"]:
                 return None
             table.seats[seat]["ready"] = True
@@ -736,7 +749,7 @@ class Runner:
         table = await self.load(table_id)
         seat = self.seat_or_refuse(table, player)
         if table.state != "playing" or table.token is None:
-            raise failed("NOT_READY", "no game is running at this table")
+            raise failed(ServiceReason.NOT_READY, "no game is running at this table")
         try:
             return await self.engine.hint(self._token(table), seat)
         except Unreachable as exc:

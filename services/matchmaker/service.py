@@ -18,6 +18,7 @@ from services.common import grpc_errors, limits
 from services.common import logging as clog
 from services.common.fields import room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed, invalid, missing
+from services.common.reasons import ServiceReason
 from services.common.server import add_service
 from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2
 from services.engine import rules
@@ -60,7 +61,7 @@ def as_error(exc: Exception) -> ServiceError:
         if exc.missing:
             return missing(exc.field)
         return invalid(exc.reason, str(exc), exc.field)
-    return invalid("INVALID_FIELD", str(exc))  # pragma: no cover
+    return invalid(ServiceReason.INVALID_FIELD, str(exc))  # pragma: no cover
 
 
 def _ts(ms: int | None, msg: Any) -> None:
@@ -140,7 +141,9 @@ def _timer(msg: M.Timers, name: str, default: int) -> int:
         return default
     value = int(getattr(msg, name))
     if not 0 <= value <= MAX_TIMER_MS:
-        raise invalid("INVALID_FIELD", f"timers.{name} must be 0–{MAX_TIMER_MS}", f"timers.{name}")
+        raise invalid(
+            ServiceReason.INVALID_FIELD, f"timers.{name} must be 0–{MAX_TIMER_MS}", f"timers.{name}"
+        )
     return value
 
 
@@ -151,7 +154,7 @@ def config_of(request: M.EnqueueRequest) -> tuple[dict[str, Any], rules.Variant]
     level = request.bot_level or DEFAULT_LEVEL
     limits.check_id(level, "bot_level", MAX_LEVEL)
     if ":" in level:
-        raise invalid("INVALID_FIELD", "bot_level must not contain ':'", "bot_level")
+        raise invalid(ServiceReason.INVALID_FIELD, "bot_level must not contain ':'", "bot_level")
     code = limits.check_id(request.private_code, "private_code", MAX_CODE, required=False)
     t = request.timers
     defaults = room.timers  # the room's table settings (RULES.md §6 defaults)
@@ -213,17 +216,21 @@ class MatchmakerServicer:
         for i, p in enumerate(request.party):
             limits.player_id(p, f"party[{i}]")
             if p in players:
-                raise invalid("INVALID_FIELD", f"{p!r} is named twice", f"party[{i}]")
+                raise invalid(ServiceReason.INVALID_FIELD, f"{p!r} is named twice", f"party[{i}]")
             if p.startswith("bot:"):
-                raise invalid("INVALID_FIELD", "bot ids are the matchmaker's", f"party[{i}]")
+                raise invalid(
+                    ServiceReason.INVALID_FIELD, "bot ids are the matchmaker's", f"party[{i}]"
+                )
             players.append(p)
         if player.startswith("bot:"):
-            raise invalid("INVALID_FIELD", "bot ids are the matchmaker's", "player_id")
+            raise invalid(ServiceReason.INVALID_FIELD, "bot ids are the matchmaker's", "player_id")
         if request.request_id:
             limits.request_id(request.request_id)
         config, v = config_of(request)
         if len(players) > v.players:
-            raise invalid("INVALID_FIELD", f"{v.name} seats {v.players} players", "party")
+            raise invalid(
+                ServiceReason.INVALID_FIELD, f"{v.name} seats {v.players} players", "party"
+            )
         if request.HasField("bot_fill_after_ms"):
             fill = request.bot_fill_after_ms
         else:
@@ -240,13 +247,15 @@ class MatchmakerServicer:
                 ttl_ms=self.runner.settings.ticket_ttl_ms,
             )
         except HeldError as exc:
-            reason = "ALREADY_SEATED" if exc.seated else "ALREADY_QUEUED"
+            reason = ServiceReason.ALREADY_SEATED if exc.seated else ServiceReason.ALREADY_QUEUED
             raise ServiceError(
                 grpc.StatusCode.ALREADY_EXISTS, reason,
                 f"{exc.player_id!r} already holds a {'seat' if exc.seated else 'ticket'}",
             ) from None  # fmt: skip
         if row["player_id"] != player:
-            raise failed("REQUEST_ID_REUSED", "this request id was used for another player")
+            raise failed(
+                ServiceReason.REQUEST_ID_REUSED, "this request id was used for another player"
+            )
         if row["state"] == "queued":
             for table_id in await self.runner.db(self.store.seat_pool, row["pool"]):
                 self.runner.waker.wake(table_id)
@@ -259,7 +268,7 @@ class MatchmakerServicer:
         ttl = self.runner.settings.ticket_ttl_ms if touch else 0
         row = await self.runner.db(self.store.ticket, ticket_id, ttl)
         if row is None:
-            raise not_found("TICKET_NOT_FOUND", f"no ticket {ticket_id!r}")
+            raise not_found(ServiceReason.TICKET_NOT_FOUND, f"no ticket {ticket_id!r}")
         self.who(context, row["player_id"])
         return row
 
@@ -272,9 +281,9 @@ class MatchmakerServicer:
         await self._ticket(request.ticket_id, context, False)
         row, done = await self.runner.db(self.store.cancel, request.ticket_id)
         if row is None:  # pragma: no cover - checked above
-            raise not_found("TICKET_NOT_FOUND", f"no ticket {request.ticket_id!r}")
+            raise not_found(ServiceReason.TICKET_NOT_FOUND, f"no ticket {request.ticket_id!r}")
         if not done:
-            raise failed("TICKET_CLOSED", f"the ticket is {row['state']}")
+            raise failed(ServiceReason.TICKET_CLOSED, f"the ticket is {row['state']}")
         return ticket_message(row)
 
     @rpc
@@ -391,15 +400,15 @@ class MatchmakerServicer:
         acc.operator(self.who(context))
         size = request.page_size or 50
         if not 1 <= size <= 500:
-            raise invalid("INVALID_FIELD", "page_size must be 1–500", "page_size")
+            raise invalid(ServiceReason.INVALID_FIELD, "page_size must be 1–500", "page_size")
         if request.state and request.state not in STATE_NAMES:
-            raise invalid("INVALID_FIELD", "unknown table state", "state")
+            raise invalid(ServiceReason.INVALID_FIELD, "unknown table state", "state")
         variant = ""
         if request.variant:
             try:
                 variant = rules.variant(request.variant[:64]).name
             except rules.VariantError as exc:
-                raise invalid("UNKNOWN_VARIANT", str(exc), "variant") from None
+                raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), "variant") from None
         rows = await self.runner.db(
             self.store.list_tables, variant, STATE_NAMES.get(request.state, ""), size
         )

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from services.common import limits
+from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import EVENT_TYPES, GAME_OVER, HEADER, common_pb2
 from services.engine import rules
 
@@ -79,27 +80,29 @@ def header_of(
         state = rules.initial_state(record)
     except rules.RecordError as exc:
         path = f"{field}.{exc.field}" if exc.field else field
-        raise EventError("BAD_HEADER", f"bad game header: {exc}", path) from None
+        raise EventError(ServiceReason.BAD_HEADER, f"bad game header: {exc}", path) from None
     except (rules.RulesError, rules.VariantError) as exc:
-        raise EventError("BAD_HEADER", f"bad game header: {exc}", field) from None
+        raise EventError(ServiceReason.BAD_HEADER, f"bad game header: {exc}", field) from None
     v: rules.Variant = state.variant
     if "game_id" in data and data["game_id"] != game_id:
         # A game's events belong to its id: they are refused elsewhere, never re-addressed.
         raise EventError(
-            "BAD_HEADER", f"the header is game {data['game_id']!r}, not {game_id!r}",
+            ServiceReason.BAD_HEADER, f"the header is game {data['game_id']!r}, not {game_id!r}",
             f"{field}.game_id",
         )  # fmt: skip
     players = data.get("players") or []
     if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
-        raise EventError("BAD_HEADER", "players must be a list of player ids", f"{field}.players")
+        raise EventError(
+            ServiceReason.BAD_HEADER, "players must be a list of player ids", f"{field}.players"
+        )
     for i, p in enumerate(players):
         try:
             limits.player_id(p, f"{field}.players[{i}]")
         except limits.LimitError as exc:
-            raise EventError("BAD_HEADER", str(exc), exc.field) from None
+            raise EventError(ServiceReason.BAD_HEADER, str(exc), exc.field) from None
     if players and len(players) != v.players:
         raise EventError(
-            "BAD_HEADER", f"{v.name} seats {v.players} players, not {len(players)}",
+            ServiceReason.BAD_HEADER, f"{v.name} seats {v.players} players, not {len(players)}",
             f"{field}.players",
         )  # fmt: skip
     return GameHeader(v.name, record.rules_version, players), v
@@ -129,7 +132,7 @@ def prepare_append(
     checks the shape of each event; whether it follows from the game is the rules' to say
     (:meth:`~services.replay.games.ReplayGames.append`)."""
     if not sent:
-        raise EventError("NO_EVENTS", "an append needs at least one event", "events")
+        raise EventError(ServiceReason.NO_EVENTS, "an append needs at least one event", "events")
     header: GameHeader | None = None
     ended = False
     out: list[NewEvent] = []
@@ -142,14 +145,18 @@ def prepare_append(
         ev.CopyFrom(original)
         env = ev.envelope
         if env.game_id and env.game_id != game_id:
-            raise EventError("BAD_EVENT", f"event for game {env.game_id!r}", f"{where}.envelope")
+            raise EventError(
+                ServiceReason.BAD_EVENT, f"event for game {env.game_id!r}", f"{where}.envelope"
+            )
         if env.seq and env.seq != seq:
             raise EventError(
-                "BAD_EVENT", f"event seq {env.seq} where {seq} comes next", f"{where}.envelope.seq"
+                ServiceReason.BAD_EVENT,
+                f"event seq {env.seq} where {seq} comes next",
+                f"{where}.envelope.seq",
             )
         if ev.type not in EVENT_TYPES:
             raise EventError(
-                "BAD_EVENT",
+                ServiceReason.BAD_EVENT,
                 f"unknown event type {ev.type[:MAX_TYPE]!r}"
                 f" (known: {', '.join(sorted(EVENT_TYPES))})",
                 f"{where}.type",
@@ -158,38 +165,44 @@ def prepare_append(
             limits.player_id(env.actor, f"{where}.envelope.actor", required=False)
             limits.cause(env.cause, f"{where}.envelope.cause")
         except limits.LimitError as exc:
-            raise EventError("BAD_EVENT", str(exc), exc.field) from None
+            raise EventError(ServiceReason.BAD_EVENT, str(exc), exc.field) from None
         if len(ev.data_json) > MAX_DATA:
-            raise EventError("BAD_EVENT", "data_json is too long", f"{where}.data_json")
+            raise EventError(ServiceReason.BAD_EVENT, "data_json is too long", f"{where}.data_json")
         try:
             data = json.loads(ev.data_json) if ev.data_json else {}
         except (ValueError, RecursionError):
             data = None
         if not isinstance(data, dict):
-            raise EventError("BAD_EVENT", "data_json must be a JSON object", f"{where}.data_json")
+            raise EventError(
+                ServiceReason.BAD_EVENT, "data_json must be a JSON object", f"{where}.data_json"
+            )
         if ended:
-            raise EventError("EVENTS_AFTER_END", "no event may follow game_over", where)
+            raise EventError(ServiceReason.EVENTS_AFTER_END, "no event may follow game_over", where)
         if seq == 1:
             if ev.type != HEADER:
-                raise EventError("NO_HEADER", "a game's first event is its game_header", where)
+                raise EventError(
+                    ServiceReason.NO_HEADER, "a game's first event is its game_header", where
+                )
             header, variant = header_of(data, f"{where}.data_json", game_id)
             if env.visibility == common_pb2.VISIBILITY_UNSPECIFIED:
                 env.visibility = common_pb2.VISIBILITY_AUDITOR
             if env.visibility != common_pb2.VISIBILITY_AUDITOR:
                 raise EventError(
-                    "BAD_HEADER",
+                    ServiceReason.BAD_HEADER,
                     "the game_header is for auditors only (its seed reveals every hand)",
                     f"{where}.envelope.visibility",
                 )
         elif ev.type == HEADER:
-            raise EventError("HEADER_NOT_FIRST", "only a game's first event is its header", where)
+            raise EventError(
+                ServiceReason.HEADER_NOT_FIRST, "only a game's first event is its header", where
+            )
         assert variant is not None  # seq 1 set it, or the caller knew the game
         if env.visibility == common_pb2.VISIBILITY_UNSPECIFIED:
             env.visibility = common_pb2.VISIBILITY_PUBLIC
         if env.visibility == common_pb2.VISIBILITY_SEAT:
             if not env.HasField("seat") or not 0 <= env.seat < variant.players:
                 raise EventError(
-                    "NO_SUCH_SEAT",
+                    RulesReason.NO_SUCH_SEAT,
                     f"a private event names one seat of {variant.players}",
                     f"{where}.envelope.seat",
                 )
@@ -201,7 +214,9 @@ def prepare_append(
             env.ClearField("seat")
             visibility = AUDITORS
         else:
-            raise EventError("BAD_EVENT", "unknown visibility", f"{where}.envelope.visibility")
+            raise EventError(
+                ServiceReason.BAD_EVENT, "unknown visibility", f"{where}.envelope.visibility"
+            )
         ended = ev.type == GAME_OVER
         env.game_id = game_id
         env.seq = seq

@@ -26,6 +26,7 @@ from typing import Any
 from google.protobuf.message import DecodeError
 
 from services.common import limits
+from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import (
     ACTION_TYPES,
     BY_OF_CAUSE,
@@ -146,13 +147,13 @@ def follow(
             action = action_of_event(ev, state)
             state, produced = rules.apply(state, action)
         except BadEvent as exc:
-            raise Diverged("BAD_EVENT", str(exc)) from None
+            raise Diverged(ServiceReason.BAD_EVENT, str(exc)) from None
         except rules.RulesError as exc:
-            raise Diverged("ILLEGAL_ACTION", f"{exc.reason}: {exc}") from None
+            raise Diverged(RulesReason.ILLEGAL_ACTION, f"{exc.reason}: {exc}") from None
         pending.extend(produced)
     if not pending:
         raise Diverged(
-            "UNEXPECTED_EVENT", f"{ev.type or '?'!r} where the rules await an action"
+            ServiceReason.UNEXPECTED_EVENT, f"{ev.type or '?'!r} where the rules await an action"
         )  # fmt: skip
     expected = pending.popleft()
     differs = _same(ev, expected)
@@ -160,11 +161,11 @@ def follow(
         commitment = expected.data.get("commitment") if expected.type == "deal" else None
         if commitment is not None and data_of(ev).get("commitment") != commitment:
             raise Diverged(
-                "COMMITMENT_MISMATCH",
+                ServiceReason.COMMITMENT_MISMATCH,
                 f"the public deal event commits to {data_of(ev).get('commitment')!r}; the game"
                 f" id and the seed give {commitment!r}",
             )
-        raise Diverged("EVENT_MISMATCH", differs)
+        raise Diverged(ServiceReason.EVENT_MISMATCH, differs)
     return state, action
 
 
@@ -176,18 +177,20 @@ def reexecute(
     ``partial``: a log may stop inside a batch (what the rules still owe is ``pending``)."""
     out = Reexecution()
     if not rows:
-        out.divergence = Divergence(1, "MISSING_EVENTS", "the game has no events")
+        out.divergence = Divergence(1, ServiceReason.MISSING_EVENTS, "the game has no events")
         return out
     first = _decode(rows[0])
     out.events = len(rows)
     if first.type != HEADER:
-        out.divergence = Divergence(rows[0].seq, "BAD_HEADER", "the first event is no header")
+        out.divergence = Divergence(
+            rows[0].seq, ServiceReason.BAD_HEADER, "the first event is no header"
+        )
         return out
     out.header = data_of(first)
     try:
         state = start_state(game_id, out.header)
     except (rules.RulesError, rules.VariantError) as exc:
-        out.divergence = Divergence(rows[0].seq, "BAD_HEADER", str(exc))
+        out.divergence = Divergence(rows[0].seq, ServiceReason.BAD_HEADER, str(exc))
         return out
     pending: deque[rules.Event] = deque(rules.deal_events(state))
     for row in rows[1:]:
@@ -195,7 +198,9 @@ def reexecute(
         env = ev.envelope
         if env.seq != row.seq or env.game_id != game_id:
             out.divergence = Divergence(
-                row.seq, "EVENT_MISMATCH", f"the envelope says {env.game_id!r} #{env.seq}"
+                row.seq,
+                ServiceReason.EVENT_MISMATCH,
+                f"the envelope says {env.game_id!r} #{env.seq}",
             )
             break
         if ev.type == GAME_OVER:
@@ -212,10 +217,12 @@ def reexecute(
                 action = action_of_event(ev, state)
                 state, _ = rules.apply(state, action)
             except BadEvent as exc:
-                out.divergence = Divergence(row.seq, "BAD_EVENT", str(exc))
+                out.divergence = Divergence(row.seq, ServiceReason.BAD_EVENT, str(exc))
                 break
             except rules.RulesError as exc:
-                out.divergence = Divergence(row.seq, "ILLEGAL_ACTION", f"{exc.reason}: {exc}")
+                out.divergence = Divergence(
+                    row.seq, RulesReason.ILLEGAL_ACTION, f"{exc.reason}: {exc}"
+                )
                 break
         else:
             action = None
@@ -225,7 +232,7 @@ def reexecute(
         if strict and pending and not partial:
             missing = ", ".join(e.type for e in pending)
             out.divergence = Divergence(
-                rows[-1].seq + 1, "MISSING_EVENTS", f"the log ends before: {missing}"
+                rows[-1].seq + 1, ServiceReason.MISSING_EVENTS, f"the log ends before: {missing}"
             )
     out.state = state
     out.pending = tuple(pending)
@@ -451,7 +458,9 @@ class ReplayGames:
             try:
                 state = start_state(game_id, data_of(prepared.sent[0]))
             except (rules.RulesError, rules.VariantError) as exc:  # header_of checked it
-                raise EventError("BAD_HEADER", str(exc), "events[0].data_json") from None
+                raise EventError(
+                    ServiceReason.BAD_HEADER, str(exc), "events[0].data_json"
+                ) from None
             pending = deque(rules.deal_events(state))
             todo = prepared.sent[1:]
         else:
@@ -462,7 +471,7 @@ class ReplayGames:
             except Diverged as exc:
                 seq = ev.envelope.seq
                 raise GameRefused(
-                    "EVENT_MISMATCH",
+                    ServiceReason.EVENT_MISMATCH,
                     f"event {seq} ({ev.type}) does not follow from the game: {exc.reason}: "
                     f"{exc.detail}",
                     {"seq": str(seq), "why": exc.reason},
@@ -526,12 +535,12 @@ class ReplayGames:
         if game.head_seq != expected_seq:
             raise SeqConflict(game_id, expected_seq, game.head_seq)
         if game.status != "running":
-            raise BadAppend(f"game {game_id!r} is over ({game.status})", "GAME_OVER")
+            raise BadAppend(f"game {game_id!r} is over ({game.status})", RulesReason.GAME_OVER)
         rx = reexecute(game_id, rows, strict=True, partial=True)
         if rx.divergence is not None or rx.state is None:
             seq = rx.divergence.seq if rx.divergence else 1
             raise GameRefused(
-                "LOG_INVALID",
+                ServiceReason.LOG_INVALID,
                 f"the stored log does not replay at seq {seq}; nothing can follow it",
                 {"seq": str(seq)},
             )
@@ -552,7 +561,7 @@ class ReplayGames:
         bad = first_chain_break(game, rows)
         if bad is not None:
             return Verification(
-                False, False, False, bad, "CHAIN_BROKEN",
+                False, False, False, bad, ServiceReason.CHAIN_BROKEN,
                 f"the stored hash at seq {bad} does not follow from the chain",
                 len(rows), game.head_hash, None,
             )  # fmt: skip
@@ -569,17 +578,17 @@ class ReplayGames:
                 where = rx.game_over_seq or game.head_seq
                 if game.status != state.status.value:
                     div = Divergence(
-                        where, "STATUS_MISMATCH",
+                        where, ServiceReason.STATUS_MISMATCH,
                         f"stored status {game.status!r}, the rules give {state.status.value!r}",
                     )  # fmt: skip
                 elif game.result != settlement:
                     div = Divergence(
-                        where, "RESULT_MISMATCH",
+                        where, ServiceReason.RESULT_MISMATCH,
                         "the stored result is not the settlement the rules give",
                     )  # fmt: skip
             elif game.status != "running":
                 div = Divergence(
-                    game.head_seq, "STATUS_MISMATCH",
+                    game.head_seq, ServiceReason.STATUS_MISMATCH,
                     f"stored status {game.status!r}, but the log has not ended the game",
                 )  # fmt: skip
         if div is None:
@@ -596,7 +605,7 @@ class ReplayGames:
             seq = rx.divergence.seq if rx.divergence else 1
             detail = rx.divergence.detail if rx.divergence else ""
             raise GameRefused(
-                "LOG_INVALID",
+                ServiceReason.LOG_INVALID,
                 f"the stored log does not replay at seq {seq}: {detail}",
                 {"seq": str(seq)},
             )
@@ -619,13 +628,15 @@ class ReplayGames:
     def audit_escape(self, game_id: str) -> EscapeAudit:
         game = self.store.game(game_id)
         if game.status != "escaped":
-            raise GameRefused("NOT_ESCAPED", f"game {game_id!r} did not end by escape")
+            raise GameRefused(ServiceReason.NOT_ESCAPED, f"game {game_id!r} did not end by escape")
         game, rx = self._replayed_log(game_id)
         state = rx.state
         assert state is not None
         if state.settlement is None or state.status is not rules.Status.ESCAPED:
             raise GameRefused(
-                "LOG_INVALID", "the stored log does not end by escape", {"seq": str(rx.events)}
+                ServiceReason.LOG_INVALID,
+                "the stored log does not end by escape",
+                {"seq": str(rx.events)},
             )
         recomputed = state.settlement
         recorded: dict[str, Any] = rx.recorded_settlement or game.result or {}
@@ -714,9 +725,9 @@ class ReplayGames:
             # game id); the stored game is then dealt bound to it, committing to its seed.
             gid = content_game_id(game_defining(rules.replay(record), record.extra))
         if not isinstance(gid, str):
-            raise EventError("BAD_GAME_ID", "game_id must be a string", "game_id")
+            raise EventError(ServiceReason.BAD_GAME_ID, "game_id must be a string", "game_id")
         try:
-            limits.game_id(gid, reason="BAD_GAME_ID")
+            limits.game_id(gid, reason=ServiceReason.BAD_GAME_ID)
         except limits.LimitError as exc:
             raise EventError(exc.reason, str(exc), exc.field) from None
         state = rules.initial_state(record, gid)
@@ -745,14 +756,14 @@ class ReplayGames:
             cause = CAUSE_OF_BY.get(by or "", common_pb2.CAUSE_PLAYER)
             events.extend(event_message(e, actor=actor, cause=cause) for e in produced)
         if not state.over or state.settlement is None:
-            raise GameRefused("GAME_NOT_OVER", "the record ends before the game does")
+            raise GameRefused(ServiceReason.GAME_NOT_OVER, "the record ends before the game does")
         claimed = record.extra.get("result")
         if isinstance(claimed, Mapping):
             mine = state.settlement
             for key, value in (("status", mine.status), ("scores", list(mine.scores))):
                 if key in claimed and claimed[key] != value:
                     raise GameRefused(
-                        "RESULT_MISMATCH",
+                        ServiceReason.RESULT_MISMATCH,
                         f"the record's result {key} {claimed[key]!r} is not what its actions "
                         f"give: {value!r}",
                         {"field": f"result.{key}"},
@@ -766,7 +777,9 @@ class ReplayGames:
             # Stored another way (say, appended live): the same game is already present.
             if not self._holds(gid, defining):
                 raise GameRefused(
-                    "GAME_EXISTS", f"another game is stored as {gid!r}", {"game_id": gid}
+                    ServiceReason.GAME_EXISTS,
+                    f"another game is stored as {gid!r}",
+                    {"game_id": gid},
                 ) from None
             return Imported(self.store.game(gid), self.verify(gid), True)
         return Imported(self.store.game(gid), self.verify(gid), result.replayed)

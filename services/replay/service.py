@@ -27,6 +27,7 @@ from services.common import grpc_errors, limits
 from services.common import logging as clog
 from services.common.fields import MAX_JSON, limited, rules_error, text
 from services.common.grpc_errors import ServiceError, invalid
+from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import HEADER, common_pb2, data_of, dumps, replay_pb2, seat_of_event
 from services.engine import rules
 
@@ -54,7 +55,11 @@ STREAM_BATCH = 500
 #: the game's head (a query, every poll interval).
 WAKE_CHECK_S = 0.02
 
-_INVALID_APPEND = {"BAD_GAME_ID": "game_id", "BAD_REQUEST_ID": "request_id", "NO_EVENTS": "events"}
+_INVALID_APPEND: dict[str, str] = {
+    ServiceReason.BAD_GAME_ID: "game_id",
+    ServiceReason.BAD_REQUEST_ID: "request_id",
+    ServiceReason.NO_EVENTS: "events",
+}
 
 
 def replay_error(exc: Exception) -> ServiceError:
@@ -73,7 +78,7 @@ def replay_error(exc: Exception) -> ServiceError:
     if isinstance(exc, GameNotFound):
         return ServiceError(grpc.StatusCode.NOT_FOUND, exc.reason, str(exc), "game_id")
     if isinstance(exc, BadAppend):
-        if exc.reason == "GAME_OVER":
+        if exc.reason == RulesReason.GAME_OVER:
             return grpc_errors.failed(exc.reason, str(exc))
         return invalid(exc.reason, str(exc), _INVALID_APPEND.get(exc.reason))
     if isinstance(exc, EventError):
@@ -81,7 +86,7 @@ def replay_error(exc: Exception) -> ServiceError:
     if isinstance(exc, GameRefused):
         code = (
             grpc.StatusCode.ALREADY_EXISTS
-            if exc.reason == "GAME_EXISTS"
+            if exc.reason == ServiceReason.GAME_EXISTS
             else grpc.StatusCode.FAILED_PRECONDITION
         )
         return ServiceError(code, exc.reason, str(exc), metadata=exc.metadata)
@@ -92,7 +97,9 @@ def replay_error(exc: Exception) -> ServiceError:
         return err
     if isinstance(exc, OperationalError):
         return ServiceError(
-            grpc.StatusCode.UNAVAILABLE, "DATABASE_UNAVAILABLE", "the database is unavailable"
+            grpc.StatusCode.UNAVAILABLE,
+            ServiceReason.DATABASE_UNAVAILABLE,
+            "the database is unavailable",
         )
     raise exc
 
@@ -184,12 +191,12 @@ def after_of(token: str) -> tuple[datetime, str] | None:
         return datetime.fromisoformat(stamp), game_id
     except (ValueError, TypeError):
         raise invalid(
-            "BAD_PAGE_TOKEN", "page_token is not one this service gave", "page_token"
+            ServiceReason.BAD_PAGE_TOKEN, "page_token is not one this service gave", "page_token"
         ) from None
 
 
 def _id(value: str, field: str) -> str:
-    return limits.game_id(value, field, reason="BAD_GAME_ID")
+    return limits.game_id(value, field, reason=ServiceReason.BAD_GAME_ID)
 
 
 # --------------------------------------------------------------------------- the servicer
@@ -235,7 +242,7 @@ class ReplayServicer:
     ) -> replay_pb2.AppendEventsResponse:
         require_writer(self._who(context))
         game_id = _id(request.game_id, "game_id")
-        request_id = limits.request_id(request.request_id, reason="BAD_REQUEST_ID")
+        request_id = limits.request_id(request.request_id, reason=ServiceReason.BAD_REQUEST_ID)
         limits.seq(request.expected_seq, "expected_seq")
         limits.seq(request.expected_seq + len(request.events), "events")
         result, status = await self._run(
@@ -256,11 +263,13 @@ class ReplayServicer:
     ) -> replay_pb2.ImportGameResponse:
         require_writer(self._who(context), auditors_too=True)
         raw = text(request.record_json, "record_json", limit=MAX_JSON * 16)
-        game_id = limits.game_id(request.game_id, required=False, reason="BAD_GAME_ID")
+        game_id = limits.game_id(request.game_id, required=False, reason=ServiceReason.BAD_GAME_ID)
         try:
             data = json.loads(raw)
         except (ValueError, RecursionError) as exc:
-            raise invalid("BAD_RECORD", f"record_json is not JSON: {exc}", "record_json") from None
+            raise invalid(
+                RulesReason.BAD_RECORD, f"record_json is not JSON: {exc}", "record_json"
+            ) from None
         done = await self._run(self.games.import_record, data, game_id)
         self.follower.wake(done.game.game_id)
         return replay_pb2.ImportGameResponse(
@@ -296,7 +305,9 @@ class ReplayServicer:
             v = await self._run(self.games.variant_of, game_id)
             players = v.players if v is not None else 0
             if not 0 <= request.seat < players:
-                raise invalid("NO_SUCH_SEAT", f"seat {request.seat} is not a seat", "seat")
+                raise invalid(
+                    RulesReason.NO_SUCH_SEAT, f"seat {request.seat} is not a seat", "seat"
+                )
             seat = request.seat
         next_seq = max(1, request.from_seq)
         while True:
@@ -350,22 +361,24 @@ class ReplayServicer:
         if request.status != replay_pb2.REPLAY_GAME_STATUS_UNSPECIFIED:
             status = NAME_OF_STATUS.get(request.status)
             if status is None:
-                raise invalid("INVALID_FIELD", "unknown status", "status")
+                raise invalid(ServiceReason.INVALID_FIELD, "unknown status", "status")
         size = request.page_size or DEFAULT_PAGE
         if not 0 < size <= MAX_PAGE:
-            raise invalid("INVALID_FIELD", f"page_size must be 1–{MAX_PAGE}", "page_size")
+            raise invalid(
+                ServiceReason.INVALID_FIELD, f"page_size must be 1–{MAX_PAGE}", "page_size"
+            )
         ended_only = False
         if not reads_everything(who):
             if player is not None and player != who.player_id:
                 raise grpc_errors.ServiceError(
                     grpc.StatusCode.PERMISSION_DENIED,
-                    "PERMISSION_DENIED",
+                    ServiceReason.PERMISSION_DENIED,
                     "a player lists only his own games",
                 )
             if status == "running":
                 raise grpc_errors.ServiceError(
                     grpc.StatusCode.PERMISSION_DENIED,
-                    "PERMISSION_DENIED",
+                    ServiceReason.PERMISSION_DENIED,
                     "running games are listed to writers and auditors only",
                 )
             player, ended_only = who.player_id, True
@@ -376,7 +389,9 @@ class ReplayServicer:
             if request.HasField("created_before"):
                 created_until = request.created_before.ToDatetime(tzinfo=UTC)
         except (ValueError, OverflowError):
-            raise invalid("INVALID_FIELD", "a time is out of range", "created_after") from None
+            raise invalid(
+                ServiceReason.INVALID_FIELD, "a time is out of range", "created_after"
+            ) from None
         after = after_of(request.page_token)
         rows: list[GameRow] = await self._run(
             functools.partial(
@@ -470,7 +485,7 @@ class ReplayServicer:
         if not reads_everything(who) and who.player_id != player_id:
             raise grpc_errors.ServiceError(
                 grpc.StatusCode.PERMISSION_DENIED,
-                "PERMISSION_DENIED",
+                ServiceReason.PERMISSION_DENIED,
                 "a player reads only his own totals",
             )
         stats = await self._run(self.games.player_stats, player_id)

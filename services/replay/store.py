@@ -25,6 +25,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, and_, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
+from services.common.reasons import RulesReason, ServiceReason
+
 from .models import append_requests, events, game_players, games, player_stats
 
 GENESIS_PREFIX = b"cardroom/v1 genesis\x00"
@@ -124,13 +126,13 @@ def chain_hash(previous: bytes, payload: bytes) -> bytes:
 
 
 class StoreError(Exception):
-    reason = "STORE_ERROR"
+    reason: str = ServiceReason.STORE_ERROR
 
 
 class SeqConflict(StoreError):
     """The game's head is not where the writer expected it (gRPC ABORTED)."""
 
-    reason = "SEQ_CONFLICT"
+    reason: str = ServiceReason.SEQ_CONFLICT
 
     def __init__(self, game_id: str, expected: int, actual: int) -> None:
         self.expected, self.actual = expected, actual
@@ -138,15 +140,15 @@ class SeqConflict(StoreError):
 
 
 class GameNotFound(StoreError):
-    reason = "GAME_NOT_FOUND"
+    reason: str = ServiceReason.GAME_NOT_FOUND
 
 
 class BadAppend(StoreError):
     """An append that can never succeed as sent (gRPC INVALID_ARGUMENT/FAILED_PRECONDITION)."""
 
-    reason = "BAD_APPEND"
+    reason: str = ServiceReason.BAD_APPEND
 
-    def __init__(self, message: str, reason: str = "BAD_APPEND") -> None:
+    def __init__(self, message: str, reason: str = ServiceReason.BAD_APPEND) -> None:
         self.reason = reason
         super().__init__(message)
 
@@ -262,11 +264,11 @@ class EventStore:
         ``expected_hash``, when given, must be the head's hash too (the writer validated the
         events against the game at that head)."""
         if not game_id or len(game_id) > 64:
-            raise BadAppend("game_id must be 1–64 characters", "BAD_GAME_ID")
+            raise BadAppend("game_id must be 1–64 characters", ServiceReason.BAD_GAME_ID)
         if not request_id or len(request_id) > 128:
-            raise BadAppend("request_id must be 1–128 characters", "BAD_REQUEST_ID")
+            raise BadAppend("request_id must be 1–128 characters", ServiceReason.BAD_REQUEST_ID)
         if not new_events:
-            raise BadAppend("an append needs at least one event", "NO_EVENTS")
+            raise BadAppend("an append needs at least one event", ServiceReason.NO_EVENTS)
         try:
             fast = self._fast_append(
                 game_id, expected_seq, new_events, request_id, ending, digest, expected_hash
@@ -407,14 +409,14 @@ class EventStore:
         if row.game_id != game_id:
             raise BadAppend(
                 f"request_id {request_id!r} was used for game {row.game_id!r}",
-                "REQUEST_ID_REUSED",
+                ServiceReason.REQUEST_ID_REUSED,
             )
         # Rows written before the digest was kept (NULL) answer any body, as they did then.
         if row.body_hash is not None and bytes(row.body_hash) != digest:
             raise BadAppend(
                 f"request_id {request_id!r} was used for another append to {game_id!r} "
                 "(other events or another expected_seq): nothing was written",
-                "REQUEST_ID_REUSED",
+                ServiceReason.REQUEST_ID_REUSED,
             )
         return AppendResult(row.first_seq, row.last_seq, bytes(row.head_hash), replayed=True)
 
@@ -457,7 +459,9 @@ class EventStore:
             if expected_seq != 0:
                 raise SeqConflict(game_id, expected_seq, 0)
             if header is None:
-                raise BadAppend("the first append of a game needs its header", "NO_HEADER")
+                raise BadAppend(
+                    "the first append of a game needs its header", ServiceReason.NO_HEADER
+                )
             head = (0, genesis_hash(game_id))
             conn.execute(
                 insert(games).values(
@@ -487,7 +491,7 @@ class EventStore:
             if expected_hash is not None and head[1] != expected_hash:
                 raise SeqConflict(game_id, expected_seq, -1)  # another log at that seq
             if status != "running":
-                raise BadAppend(f"game {game_id!r} is over ({status})", "GAME_OVER")
+                raise BadAppend(f"game {game_id!r} is over ({status})", RulesReason.GAME_OVER)
         rows, seq, digest = self._rows(game_id, head, new_events, now)
         conn.execute(insert(events), rows)
         values: dict[str, Any] = {"head_seq": seq, "head_hash": digest}

@@ -9,17 +9,18 @@ rules treat it like any other action, and records keep it.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import RulesError
+from .errors import Reason, RulesError
 
 
 class IllegalAction(RulesError):
     """An action the rules refuse; ``reason`` is its machine-readable code (``NOT_YOUR_TURN``,
     ``MUST_BID``, …).  The state it was applied to is unchanged (states are immutable)."""
 
-    reason = "ILLEGAL_ACTION"
+    reason = Reason.ILLEGAL_ACTION
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -75,6 +76,42 @@ class Timeout:
 
 
 Action = Bid | Pass | PlayCards | ShowHand | Leave | SetAutoplay | Timeout
+
+
+class EventType(enum.StrEnum):
+    """Every type of event a game's log holds: its header, then what the rules produce (a
+    ``str``: ``EventType.PLAY == "play"``)."""
+
+    GAME_HEADER = "game_header"  # a game's first event: its record without actions
+    DEAL = "deal"
+    BID = "bid"
+    PASS = "pass"
+    LANDLORD = "landlord"
+    BOTTOM = "bottom"
+    SHOW_HAND = "show_hand"
+    PLAY = "play"
+    NEW_TRICK = "new_trick"
+    AUTOPLAY = "autoplay"
+    LEAVE = "leave"
+    REDEAL = "redeal"
+    GAME_OVER = "game_over"
+
+    @property
+    def is_action(self) -> bool:
+        """Whether an event of this type is a seat's action (the rest are its results)."""
+        return self in _ACTION_EVENTS
+
+
+_ACTION_EVENTS = frozenset(
+    {
+        EventType.BID,
+        EventType.PASS,
+        EventType.PLAY,
+        EventType.SHOW_HAND,
+        EventType.LEAVE,
+        EventType.AUTOPLAY,
+    }
+)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
-from .errors import RulesError
+from .errors import Reason, RulesError
 
 # Rank indices, low to high.  Chains and comparisons work on these ints.
 RANK_NAMES: Final = ("3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K", "A", "2", "BJ", "RJ")
@@ -26,6 +26,7 @@ THREE, FOUR, FIVE, SIX, SEVEN, EIGHT, NINE, TEN, JACK, QUEEN, KING, ACE, TWO = r
 BLACK_JOKER: Final = 13
 RED_JOKER: Final = 14
 NUM_RANKS: Final = 15
+SUITED_RANKS: Final = 13  # the ranks 3..2, which have suits (and make chains and bombs)
 JOKER_RANKS: Final = (BLACK_JOKER, RED_JOKER)
 
 SUIT_NAMES: Final = ("s", "h", "c", "d")
@@ -38,7 +39,7 @@ _SUIT_BY_NAME: Final = {name: i for i, name in enumerate(SUIT_NAMES)}
 class CardParseError(RulesError):
     """A card list could not be parsed; names the bad token and its position (0-based)."""
 
-    reason = "INVALID_CARDS"
+    reason = Reason.INVALID_CARDS
 
     def __init__(self, token: str, position: int, text: str) -> None:
         self.token = token
@@ -87,7 +88,10 @@ def _card_name(card_id: int) -> str:
 
 
 #: Every card value, indexed by its id: ``CARDS[0]`` is 3s, ``CARDS[53]`` is RJ.
-CARDS: Final = tuple(Card(i) for i in range(54))
+#: The card ids of the jokers (every other id is rank * 4 + suit).
+BLACK_JOKER_CARD: Final = SUITED_RANKS * 4
+RED_JOKER_CARD: Final = BLACK_JOKER_CARD + 1
+CARDS: Final = tuple(Card(i) for i in range(RED_JOKER_CARD + 1))
 CARD_NAMES: Final = tuple(_card_name(i) for i in range(54))
 RANK_OF: Final = tuple(min(i >> 2, 13) + (i == 53) for i in range(54))
 JOKER_BLACK: Final = CARDS[52]

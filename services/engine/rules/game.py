@@ -10,7 +10,7 @@ A timeout plays the auto-play move, chosen from the seat's view like any bot's.
 >>> s.phase.value, s.turn, [len(h) for h in s.hands]
 ('bidding', 0, [17, 17, 17])
 >>> s, events = apply(s, Bid(0, 3))
->>> s.phase.value, s.landlord, len(s.hands[0]), [e.type for e in events]
+>>> s.phase.value, s.landlord, len(s.hands[0]), [e.type.value for e in events]
 ('play', 0, 20, ['bid', 'landlord'])
 >>> apply(s, Pass(0))
 Traceback (most recent call last):
@@ -27,6 +27,7 @@ from .actions import (
     Action,
     Bid,
     Event,
+    EventType,
     IllegalAction,
     Leave,
     Pass,
@@ -35,7 +36,15 @@ from .actions import (
     ShowHand,
     Timeout,
 )
-from .cards import RANK_OF, SPADE_THREE, format_cards
+from .cards import (
+    BLACK_JOKER,
+    NUM_RANKS,
+    RANK_OF,
+    RED_JOKER,
+    SPADE_THREE,
+    SUITED_RANKS,
+    format_cards,
+)
 from .deal import (
     DealSpec,
     ExplicitDeal,
@@ -45,7 +54,7 @@ from .deal import (
     redeal_seed,
 )
 from .deal import first_bidder as draw_first_bidder
-from .errors import RulesError
+from .errors import Reason, RulesError
 from .kinds import Kind
 from .patterns import Play, check_in_deck, classify
 from .policies import autoplay_action
@@ -69,11 +78,11 @@ def _forced(v: Variant, hands: tuple[tuple[int, ...], ...]) -> tuple[bool, ...]:
         return (False,) * v.players
     out = []
     for hand in hands:
-        counts = [0] * 15
+        counts = [0] * NUM_RANKS
         for c in hand:
             counts[RANK_OF[c]] += 1
-        all_jokers = v.jokers and counts[13] == v.decks and counts[14] == v.decks
-        bombs = sum(1 for r in range(13) if counts[r] >= 4)
+        all_jokers = v.jokers and counts[BLACK_JOKER] == v.decks and counts[RED_JOKER] == v.decks
+        bombs = sum(1 for r in range(SUITED_RANKS) if counts[r] >= v.bomb_min)
         out.append(all_jokers or bombs >= v.forced_bid_bombs)
     return tuple(out)
 
@@ -99,19 +108,19 @@ def new_game(
     event then carries :func:`~.deal.deal_commitment` and ``game_over`` reveals the seed.
     """
     if game_id is not None and (not isinstance(game_id, str) or not game_id):
-        raise _illegal("BAD_DEAL", "a game id is a non-empty string")
+        raise _illegal(Reason.BAD_DEAL, "a game id is a non-empty string")
     name = find_variant(variant).name if isinstance(variant, str) else variant.name
     room = room or Room()
     if rules_version not in RULES_VERSIONS:
         raise VariantError(f"rules version {rules_version!r} is not one of {RULES_VERSIONS}")
     v = room.variant_for(name, rules_version)
     if (seed is None) == (deal is None):
-        raise _illegal("BAD_DEAL", "give exactly one of a seed and an explicit deal")
+        raise _illegal(Reason.BAD_DEAL, "give exactly one of a seed and an explicit deal")
     spec: DealSpec
     opener: int | None = None
     if seed is not None:
         if not isinstance(seed, str) or not seed:
-            raise _illegal("BAD_DEAL", "a seed is a non-empty string")
+            raise _illegal(Reason.BAD_DEAL, "a seed is a non-empty string")
         spec = SeedDeal(seed)
         dealt = deal_from_seed(v, seed)
         hands, bottom, opener = dealt.hands, dealt.bottom, dealt.spade_three_seat
@@ -125,7 +134,7 @@ def new_game(
         if opener is None:
             opener = next((s for s, h in enumerate(hands) if SPADE_THREE in h), 0)
         if v.bidding and first_bidder is None:
-            raise _illegal("BAD_DEAL", "an explicit Dou Dizhu deal needs its first bidder")
+            raise _illegal(Reason.BAD_DEAL, "an explicit Dou Dizhu deal needs its first bidder")
     if v.bidding:
         assert first_bidder is not None
         _check_seat(v, first_bidder, "first bidder")
@@ -172,28 +181,28 @@ def new_game(
 
 def _check_seat(v: Variant, seat: Any, what: str) -> None:
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < v.players:
-        raise _illegal("NO_SUCH_SEAT", f"{what} {seat!r} is not a seat of {v.name}")
+        raise _illegal(Reason.NO_SUCH_SEAT, f"{what} {seat!r} is not a seat of {v.name}")
 
 
 def _check_explicit(
     v: Variant, deal: ExplicitDeal
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
     if len(deal.hands) != v.players:
-        raise _illegal("BAD_DEAL", f"{v.name} deals {v.players} hands, not {len(deal.hands)}")
+        raise _illegal(Reason.BAD_DEAL, f"{v.name} deals {v.players} hands, not {len(deal.hands)}")
     if not v.bidding and deal.bottom:
-        raise _illegal("BAD_DEAL", f"{v.name} has no bottom cards")
+        raise _illegal(Reason.BAD_DEAL, f"{v.name} has no bottom cards")
     for s, hand in enumerate(deal.hands):
         if not hand:
-            raise _illegal("BAD_DEAL", f"hand {s} is empty")
+            raise _illegal(Reason.BAD_DEAL, f"hand {s} is empty")
         if len(hand) > v.hand_size:
-            raise _illegal("BAD_DEAL", f"hand {s} holds {len(hand)} cards, over {v.hand_size}")
+            raise _illegal(Reason.BAD_DEAL, f"hand {s} holds {len(hand)} cards, over {v.hand_size}")
     if len(deal.bottom) > v.bottom_size:
-        raise _illegal("BAD_DEAL", f"{len(deal.bottom)} bottom cards, over {v.bottom_size}")
+        raise _illegal(Reason.BAD_DEAL, f"{len(deal.bottom)} bottom cards, over {v.bottom_size}")
     everything = [c for h in deal.hands for c in h] + list(deal.bottom)
     try:
         check_in_deck(v, everything)
     except RulesError as exc:
-        raise _illegal("BAD_DEAL", f"the deal holds more cards than the deck: {exc}") from None
+        raise _illegal(Reason.BAD_DEAL, f"the deal holds more cards than the deck: {exc}") from None
     hands = tuple(tuple(sorted(h)) for h in deal.hands)
     return hands, tuple(sorted(deal.bottom))
 
@@ -202,7 +211,8 @@ def deal_events(state: GameState) -> list[Event]:
     """The events of the current deal: one private event per seat with its hand, and a
     public one with the counts (and the first bidder or the opener)."""
     events = [
-        Event("deal", None, {"hand": format_cards(h)}, to=s) for s, h in enumerate(state.hands)
+        Event(EventType.DEAL, None, {"hand": format_cards(h)}, to=s)
+        for s, h in enumerate(state.hands)
     ]
     public: dict[str, Any] = {
         "deal_no": state.deal_no,
@@ -215,7 +225,7 @@ def deal_events(state: GameState) -> list[Event]:
         public["opener"] = state.opener
     if state.game_id is not None and isinstance(state.deal, SeedDeal):
         public["commitment"] = deal_commitment(state.game_id, state.deal.seed)
-    events.append(Event("deal", None, public))
+    events.append(Event(EventType.DEAL, None, public))
     return events
 
 
@@ -224,20 +234,20 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
     """The state after ``action`` and the events it produced.  Raises
     :class:`IllegalAction` with a reason code; ``state`` itself never changes."""
     if state.phase is Phase.OVER:
-        raise _illegal("GAME_OVER", f"the game is over ({state.status.value})")
+        raise _illegal(Reason.GAME_OVER, f"the game is over ({state.status.value})")
     seat = action.seat
     _check_seat(state.variant, seat, "seat")
     if isinstance(action, Leave):
         return _leave(state, action)
     if isinstance(action, SetAutoplay):
         if not isinstance(action.on, bool):
-            raise _illegal("BAD_ACTION", "autoplay is on (true) or off (false)")
+            raise _illegal(Reason.BAD_ACTION, "autoplay is on (true) or off (false)")
         flags = list(state.autoplay)
         flags[seat] = action.on
         new = _evolve(state, autoplay=tuple(flags), log=(*state.log, action))
-        return new, [Event("autoplay", seat, {"on": action.on})]
+        return new, [Event(EventType.AUTOPLAY, seat, {"on": action.on})]
     if seat != state.turn:
-        raise _illegal("NOT_YOUR_TURN", f"seat {seat} is not to move (seat {state.turn} is)")
+        raise _illegal(Reason.NOT_YOUR_TURN, f"seat {seat} is not to move (seat {state.turn} is)")
     if isinstance(action, Timeout):
         if state.phase is Phase.BIDDING:
             if state.must_bid(seat):
@@ -247,28 +257,30 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
     phase = state.phase
     if isinstance(action, Bid):
         if phase is not Phase.BIDDING:
-            raise _illegal("WRONG_PHASE", f"no bidding in the {phase.value} phase")
+            raise _illegal(Reason.WRONG_PHASE, f"no bidding in the {phase.value} phase")
         return _bid(state, action, action.amount)
     if isinstance(action, Pass):
         if phase is Phase.BIDDING:
             if state.must_bid(seat):
                 raise _illegal(
-                    "MUST_BID", f"seat {seat} holds a forced bid: it must bid at least 1"
+                    Reason.MUST_BID, f"seat {seat} holds a forced bid: it must bid at least 1"
                 )
             return _bid(state, action, 0)
         if state.last is None:
-            raise _illegal("MUST_LEAD", f"seat {seat} leads: a lead cannot pass")
+            raise _illegal(Reason.MUST_LEAD, f"seat {seat} leads: a lead cannot pass")
         return _pass(state, action)
     if isinstance(action, PlayCards):
         if phase is Phase.BIDDING:
-            raise _illegal("WRONG_PHASE", "no play before the bidding ends")
+            raise _illegal(Reason.WRONG_PHASE, "no play before the bidding ends")
         return _play(state, action)
     if isinstance(action, ShowHand):
         if phase is not Phase.SHOW_HAND:
-            raise _illegal("WRONG_PHASE", "the landlord may show his hand only before his lead")
+            raise _illegal(
+                Reason.WRONG_PHASE, "the landlord may show his hand only before his lead"
+            )
         new = _evolve(state, shown=True, phase=Phase.PLAY, log=(*state.log, action))
-        return new, [Event("show_hand", seat, {"hand": format_cards(state.hands[seat])})]
-    raise _illegal("BAD_ACTION", f"not an action: {action!r}")  # pragma: no cover
+        return new, [Event(EventType.SHOW_HAND, seat, {"hand": format_cards(state.hands[seat])})]
+    raise _illegal(Reason.BAD_ACTION, f"not an action: {action!r}")  # pragma: no cover
 
 
 def _bid(state: GameState, action: Bid | Pass, amount: int) -> tuple[GameState, list[Event]]:
@@ -276,12 +288,16 @@ def _bid(state: GameState, action: Bid | Pass, amount: int) -> tuple[GameState, 
     v = state.variant
     if isinstance(action, Bid):
         if isinstance(amount, bool) or not isinstance(amount, int) or not 1 <= amount <= 3:
-            raise _illegal("BAD_BID", f"a bid is 1, 2 or 3, not {amount!r}")
+            raise _illegal(Reason.BAD_BID, f"a bid is 1, 2 or 3, not {amount!r}")
         if amount <= state.bid:
-            raise _illegal("BID_TOO_LOW", f"a bid must be above the highest bid {state.bid}")
+            raise _illegal(Reason.BID_TOO_LOW, f"a bid must be above the highest bid {state.bid}")
     bids = (*state.bids, (seat, amount))
     log = (*state.log, action)
-    events = [Event("bid", seat, {"amount": amount}) if amount else Event("pass", seat, {})]
+    events = [
+        Event(EventType.BID, seat, {"amount": amount})
+        if amount
+        else Event(EventType.PASS, seat, {})
+    ]
     bid, bidder = (amount, seat) if amount else (state.bid, state.bidder)
     ends = (amount == 3 and v.bid_three_ends_bidding) or len(bids) == v.players
     if not ends:
@@ -307,10 +323,10 @@ def _bid(state: GameState, action: Bid | Pass, amount: int) -> tuple[GameState, 
     )
     bottom = format_cards(state.bottom)
     if v.bottom_public:
-        events.append(Event("landlord", bidder, {"bid": bid, "bottom": bottom}))
+        events.append(Event(EventType.LANDLORD, bidder, {"bid": bid, "bottom": bottom}))
     else:
-        events.append(Event("landlord", bidder, {"bid": bid}))
-        events.append(Event("bottom", bidder, {"bottom": bottom}, to=bidder))
+        events.append(Event(EventType.LANDLORD, bidder, {"bid": bid}))
+        events.append(Event(EventType.BOTTOM, bidder, {"bottom": bottom}, to=bidder))
     return new, events
 
 
@@ -336,7 +352,7 @@ def _all_passed(
         deal_start=len(log),
         turn=state.first_bidder,
     )
-    events.append(Event("redeal", None, {"deal_no": deal_no}))
+    events.append(Event(EventType.REDEAL, None, {"deal_no": deal_no}))
     events.extend(deal_events(new))
     return new, events
 
@@ -356,13 +372,13 @@ def _play(state: GameState, action: PlayCards) -> tuple[GameState, list[Event]]:
     v = state.variant
     cards = action.cards
     if not cards:
-        raise _illegal("NOT_A_PATTERN", "a play needs at least one card")
+        raise _illegal(Reason.NOT_A_PATTERN, "a play needs at least one card")
     rest = _remove(state.hands[seat], cards)
     if rest is None:
-        raise _illegal("CARDS_NOT_IN_HAND", f"seat {seat} does not hold {format_cards(cards)}")
+        raise _illegal(Reason.CARDS_NOT_IN_HAND, f"seat {seat} does not hold {format_cards(cards)}")
     must = state.must_hold()
     if must is not None and must not in cards:
-        raise _illegal("MUST_HOLD_SPADE_THREE", "the first lead must hold the ♠3")
+        raise _illegal(Reason.MUST_HOLD_SPADE_THREE, "the first lead must hold the ♠3")
     last = state.last
     try:
         pattern = classify(v, cards, action.reading, last.pattern if last else None)
@@ -382,7 +398,7 @@ def _play(state: GameState, action: PlayCards) -> tuple[GameState, list[Event]]:
     sorted_cards = tuple(sorted(cards))
     events = [
         Event(
-            "play",
+            EventType.PLAY,
             seat,
             {"cards": format_cards(sorted_cards), "pattern": pattern.reading, "left": len(rest)},
         )
@@ -409,11 +425,11 @@ def _pass(state: GameState, action: Pass) -> tuple[GameState, list[Event]]:
     seat = action.seat
     n = state.variant.players
     passes = state.passes + 1
-    events = [Event("pass", seat, {})]
+    events = [Event(EventType.PASS, seat, {})]
     log = (*state.log, action)
     if passes == n - 1:
         leader = state.last_seat
-        events.append(Event("new_trick", leader, {}))
+        events.append(Event(EventType.NEW_TRICK, leader, {}))
         new = _evolve(state, passes=0, last=None, last_seat=None, turn=leader, log=log)
     else:
         new = _evolve(state, passes=passes, turn=(seat + 1) % n, log=log)
@@ -421,7 +437,7 @@ def _pass(state: GameState, action: Pass) -> tuple[GameState, list[Event]]:
 
 
 def _leave(state: GameState, action: Leave) -> tuple[GameState, list[Event]]:
-    events = [Event("leave", action.seat, {})]
+    events = [Event(EventType.LEAVE, action.seat, {})]
     return _end(
         state,
         events,
@@ -438,7 +454,7 @@ def _end(state: GameState, events: list[Event], **changes: Any) -> tuple[GameSta
     data: dict[str, Any] = {"settlement": settlement.to_dict()}
     if over.game_id is not None and isinstance(over.deal, SeedDeal):
         data["seed"] = over.deal.seed  # opens the commitment of the public deal event
-    events.append(Event("game_over", None, data))
+    events.append(Event(EventType.GAME_OVER, None, data))
     return over, events
 
 

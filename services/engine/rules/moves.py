@@ -29,7 +29,7 @@ from itertools import chain as concat
 from operator import itemgetter
 from typing import Any, Final
 
-from .cards import ACE, CARDS, RANK_OF, Card
+from .cards import ACE, BLACK_JOKER, CARDS, NUM_RANKS, RANK_OF, RED_JOKER, SUITED_RANKS, Card
 from .kinds import SHAPES, Kind, Wings
 from .patterns import (
     Pattern,
@@ -47,7 +47,7 @@ _tuple_new: Final = tuple.__new__
 # A hand packed into one int: 5 bits per rank (counts up to 8, with a guard bit above), so
 # "count ≥ u" for all ranks at once is ((packed + (16 - u) per field) & guard bits) >> 4.
 _FIELD: Final = 5
-_SHIFTS: Final = tuple(_FIELD * r for r in range(15))
+_SHIFTS: Final = tuple(_FIELD * r for r in range(NUM_RANKS))
 _CARD_WEIGHT: Final = tuple(1 << (_FIELD * RANK_OF[c]) for c in range(54))
 _GUARDS: Final = sum(1 << (s + 4) for s in _SHIFTS)
 _AT_LEAST: Final = tuple(sum((16 - u) << s for s in _SHIFTS) for u in range(9))
@@ -88,8 +88,8 @@ class _Tables:
             unit, chain, wings, wing_count = SHAPES[kind]
             per_rank = unit + wing_count * (2 if wings is Wings.PAIRS else 1)
             if not chain:
-                table: list[Pattern | None] = [None] * 15
-                for r in range(15):
+                table: list[Pattern | None] = [None] * NUM_RANKS
+                for r in range(NUM_RANKS):
                     if v.copies[r] < unit or (kind is Kind.TRIPLE and r == ACE and v.aaa_bomb):
                         continue  # zsy1: three aces alone are the AAA bomb
                     table[r] = Pattern(kind, r, 1, per_rank, False, r)
@@ -112,7 +112,7 @@ class _Tables:
             self.chains[kind] = runs
         bombs: list[tuple[int, int, Pattern]] = []
         if Kind.BOMB in v.patterns:
-            for r in range(13):
+            for r in range(SUITED_RANKS):
                 sizes = list(range(v.bomb_min, min(v.copies[r], v.bomb_max) + 1))
                 if r == ACE and v.aaa_bomb:
                     sizes.insert(0, 3)
@@ -276,7 +276,7 @@ def _rank_bodies(t: _Tables, h: _Hand, kind: Kind, unit: int, last: Pattern | No
     table = t.by_rank[kind]
     counts = h.counts
     low = 0 if last is None else last.order + 1
-    return [(((r,), p)) for r in range(low, 15) if counts[r] >= unit and (p := table[r])]
+    return [(((r,), p)) for r in range(low, NUM_RANKS) if counts[r] >= unit and (p := table[r])]
 
 
 def _chain_bodies(t: _Tables, have: int, kind: Kind, last: Pattern | None) -> _Bodies:
@@ -320,7 +320,7 @@ def _chain_bodies(t: _Tables, have: int, kind: Kind, last: Pattern | None) -> _B
 def _may_be_one_suit(v: Variant, firsts: list[Any]) -> bool:
     """Whether enough of the lowest cards of the ranks share a suit to make a straight."""
     per_suit = [0, 0, 0, 0]
-    for c in firsts[:13]:
+    for c in firsts[:SUITED_RANKS]:
         if c is not None:
             per_suit[c & 3] += 1
     return max(per_suit) >= v.min_straight
@@ -329,10 +329,10 @@ def _may_be_one_suit(v: Variant, firsts: list[Any]) -> bool:
 def _pair_wings(v: Variant, h: _Hand, body: tuple[int, ...], n: int) -> list[tuple[Card, ...]]:
     """n pairs of distinct ranks outside the body, never BJBJ + RJRJ (the heavenly bomb)."""
     counts, by_rank = h.counts, h.by_rank
-    options = [r for r in range(15) if counts[r] >= 2 and r not in body]
+    options = [r for r in range(NUM_RANKS) if counts[r] >= 2 and r not in body]
     out: list[tuple[Card, ...]] = []
     for combo in combinations(options, n):
-        if combo[-1] == 14 and 13 in combo:
+        if combo[-1] == RED_JOKER and BLACK_JOKER in combo:
             continue
         cards: tuple[Card, ...] = ()
         for r in combo:
@@ -347,7 +347,7 @@ def _card_wings(v: Variant, h: _Hand, body: tuple[int, ...], n: int) -> list[tup
     by_rank, counts = h.by_rank, h.counts
     cap_all = v.bomb_min - 1
     caps: list[tuple[int, int]] = []
-    for r in range(15):
+    for r in range(NUM_RANKS):
         c = counts[r]
         if c and r not in body:
             cap = c if c < cap_all else cap_all
@@ -363,7 +363,7 @@ def _card_wings(v: Variant, h: _Hand, body: tuple[int, ...], n: int) -> list[tup
         firsts = [(r, by_rank[r][:1]) for r, _ in caps]
         for i, (r1, c1) in enumerate(firsts):
             for r2, c2 in firsts[i + 1 :]:
-                if r2 == 14 and r1 == 13 and one_deck_rocket:
+                if r2 == RED_JOKER and r1 == BLACK_JOKER and one_deck_rocket:
                     continue  # BJ + RJ is the rocket of a one-deck game
                 out.append(c1 + c2)
         return out
@@ -376,8 +376,8 @@ def _card_wings(v: Variant, h: _Hand, body: tuple[int, ...], n: int) -> list[tup
             if (
                 rocket is not None
                 and len(chosen) >= 2
-                and chosen[-1][0] == 14
-                and chosen[-2][0] == 13
+                and chosen[-1][0] == RED_JOKER
+                and chosen[-2][0] == BLACK_JOKER
                 and (chosen[-2][1], chosen[-1][1]) == rocket
             ):
                 return  # every joker of the game: the rocket is never split as kickers
@@ -418,7 +418,7 @@ def _straight_flushes(t: _Tables, h: _Hand, last: Pattern | None, out: list[Play
         # Any straight flush beats a plain straight of its length.
         last = last._replace(kind=Kind.STRAIGHT_FLUSH, order=-(1 << 30))
     by_suit = [0, 0, 0, 0]  # per suit, the field bit of every rank held in that suit
-    for cards in h.by_rank[:13]:
+    for cards in h.by_rank[:SUITED_RANKS]:
         for c in cards:
             by_suit[c & 3] |= _CARD_WEIGHT[c]
     for suit in range(4):
@@ -443,8 +443,8 @@ def _rocket(v: Variant, t: _Tables, h: _Hand, out: list[Play]) -> None:
     if t.rocket is None or rc is None:
         return
     counts = h.counts
-    if counts[13] >= rc[13] and counts[14] >= rc[14]:
-        cards = h.by_rank[13][: rc[13]] + h.by_rank[14][: rc[14]]
+    if counts[BLACK_JOKER] >= rc[BLACK_JOKER] and counts[RED_JOKER] >= rc[RED_JOKER]:
+        cards = h.by_rank[BLACK_JOKER][: rc[BLACK_JOKER]] + h.by_rank[RED_JOKER][: rc[RED_JOKER]]
         out.append(_tuple_new(Play, (cards, t.rocket)))
 
 

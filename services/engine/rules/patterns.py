@@ -19,7 +19,19 @@ from collections.abc import Sequence
 from operator import eq
 from typing import Final, NamedTuple
 
-from .cards import ACE, CARD_NAMES, RANK_NAMES, RANK_OF, format_cards
+from .cards import (
+    ACE,
+    BLACK_JOKER,
+    BLACK_JOKER_CARD,
+    CARD_NAMES,
+    NUM_RANKS,
+    RANK_NAMES,
+    RANK_OF,
+    RED_JOKER,
+    RED_JOKER_CARD,
+    SUITED_RANKS,
+    format_cards,
+)
 from .errors import CardsNotInDeck, DoesNotBeat, NotAPattern
 from .kinds import SHAPES, Kind, Wings
 from .variants import Run, Variant
@@ -103,19 +115,21 @@ def bomb_pattern(v: Variant, rank: int, size: int) -> Pattern:
 
 
 def rocket_pattern(v: Variant) -> Pattern:
-    return Pattern(Kind.ROCKET, RANK_OF[53], 1, 2 * v.decks, False, _ROCKET_ORDER)
+    return Pattern(Kind.ROCKET, RANK_OF[RED_JOKER_CARD], 1, 2 * v.decks, False, _ROCKET_ORDER)
 
 
 def check_in_deck(v: Variant, cards: Sequence[int]) -> list[int]:
     """The rank counts of ``cards``; raises :class:`CardsNotInDeck` for a card the game's
     deck lacks or holds fewer times than given."""
-    counts = [0] * 15
+    counts = [0] * NUM_RANKS
     seen: dict[int, int] = {}
     decks = v.decks
     for c in cards:
         n = seen.get(c, 0) + 1
-        if n > decks or (c >= 52 and not v.jokers):
-            what = "holds no" if c >= 52 and not v.jokers else f"holds only {decks} of"
+        if n > decks or (c >= BLACK_JOKER_CARD and not v.jokers):
+            what = (
+                "holds no" if c >= BLACK_JOKER_CARD and not v.jokers else f"holds only {decks} of"
+            )
             raise CardsNotInDeck(f"{v.name}'s deck {what} {CARD_NAMES[c]}")
         seen[c] = n
         counts[RANK_OF[c]] += 1
@@ -127,7 +141,7 @@ def fits_deck(v: Variant, cards: Sequence[int]) -> bool:
     :func:`check_in_deck` says which card)."""
     if not cards:
         return True
-    if not v.jokers and max(cards) >= 52:
+    if not v.jokers and max(cards) >= BLACK_JOKER_CARD:
         return False
     if v.decks == 1:
         return len(set(cards)) == len(cards)
@@ -158,7 +172,7 @@ def _entry(v: Variant, cards: Sequence[int]) -> _Entry:
     memo = v.readings_memo
     entry = memo.get(key)
     if entry is None:
-        counts = [key >> (4 * r) & 15 for r in range(15)]
+        counts = [key >> (4 * r) & 15 for r in range(NUM_RANKS)]
         found = tuple(readings_of_counts(v, counts, len(cards)))
         flush = None
         if found and found[0].kind is Kind.STRAIGHT and Kind.STRAIGHT_FLUSH in v.patterns:
@@ -192,11 +206,15 @@ def readings_of_counts(v: Variant, counts: list[int], n: int) -> list[Pattern]:
     if n == 0:
         return []
     patterns = v.patterns
-    distinct = [r for r in range(15) if counts[r]]
+    distinct = [r for r in range(NUM_RANKS) if counts[r]]
     if len(distinct) == 1:
         return _same_rank(v, distinct[0], n)
     rocket = v.rocket_counts
-    if rocket is not None and n == rocket[13] + rocket[14] and counts[13:] == list(rocket[13:]):
+    if (
+        rocket is not None
+        and n == rocket[BLACK_JOKER] + rocket[RED_JOKER]
+        and counts[BLACK_JOKER:] == list(rocket[BLACK_JOKER:])
+    ):
         return [rocket_pattern(v)] if Kind.ROCKET in patterns else []
     if n >= len(v.shapes_by_size):
         return []
@@ -223,10 +241,10 @@ def readings_of_counts(v: Variant, counts: list[int], n: int) -> list[Pattern]:
             for r in body.ranks:
                 rest[r] = 0
             if wings is Wings.PAIRS:
-                pairs = [r for r in range(15) if rest[r]]
+                pairs = [r for r in range(NUM_RANKS) if rest[r]]
                 if len(pairs) != k * wing_count or any(rest[r] != 2 for r in pairs):
                     continue
-                if rest[13] and rest[14]:
+                if rest[BLACK_JOKER] and rest[RED_JOKER]:
                     continue  # BJBJ + RJRJ as wings would split the heavenly bomb
             elif not _cards_wings_ok(v, rest):
                 continue
@@ -237,12 +255,12 @@ def readings_of_counts(v: Variant, counts: list[int], n: int) -> list[Pattern]:
 def _cards_wings_ok(v: Variant, rest: list[int]) -> bool:
     """Kickers that are any cards: never a bomb, an AAA bomb, or every joker of the game."""
     bomb_min = v.bomb_min
-    for r in range(13):
+    for r in range(SUITED_RANKS):
         if rest[r] >= bomb_min:
             return False
     if v.aaa_bomb and rest[ACE] >= 3:
         return False
-    return not (v.jokers and rest[13] == v.decks and rest[14] == v.decks)
+    return not (v.jokers and rest[BLACK_JOKER] == v.decks and rest[RED_JOKER] == v.decks)
 
 
 def _same_rank(v: Variant, rank: int, n: int) -> list[Pattern]:
@@ -250,7 +268,7 @@ def _same_rank(v: Variant, rank: int, n: int) -> list[Pattern]:
     if n == 1:
         return [Pattern(Kind.SINGLE, rank, 1, 1, False, rank)] if Kind.SINGLE in patterns else []
     is_bomb = v.bomb_min <= n <= v.bomb_max or (n == 3 and rank == ACE and v.aaa_bomb)
-    if is_bomb and rank < 13 and Kind.BOMB in patterns:
+    if is_bomb and rank < BLACK_JOKER and Kind.BOMB in patterns:
         return [bomb_pattern(v, rank, n)]
     if n == 2 and Kind.PAIR in patterns:
         return [Pattern(Kind.PAIR, rank, 1, 2, False, rank)]
@@ -305,12 +323,12 @@ def _why_not(v: Variant, cards: Sequence[int]) -> str:
     text = format_cards(cards, " ")
     if not cards:
         return "no cards: a play needs at least one card"
-    counts = [0] * 15
+    counts = [0] * NUM_RANKS
     for c in cards:
         counts[RANK_OF[c]] += 1
-    if len([r for r in range(15) if counts[r]]) == 1 and Kind.BOMB in v.patterns:
+    if len([r for r in range(NUM_RANKS) if counts[r]]) == 1 and Kind.BOMB in v.patterns:
         n = len(cards)
-        if n > v.bomb_max or (n >= 4 and RANK_OF[cards[0]] >= 13):
+        if n > v.bomb_max or (n >= 4 and RANK_OF[cards[0]] >= BLACK_JOKER):
             sizes = f"{v.bomb_min}–{v.bomb_max}"
             return f"{text} is not a pattern of {v.name} (its bombs have {sizes} cards)"
     return f"{text} is not a pattern of {v.name}"

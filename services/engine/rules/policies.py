@@ -40,8 +40,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .actions import Action, Bid, Pass, PlayCards
-from .cards import ACE, CARDS, RANK_OF, TWO
-from .errors import RulesError
+from .cards import ACE, BLACK_JOKER, CARDS, NUM_RANKS, RANK_OF, RED_JOKER, SUITED_RANKS, TWO
+from .errors import Reason, RulesError
 from .kinds import SHAPES, Kind
 from .moves import legal_plays
 from .patterns import Pattern, Play, beats, bomb_pattern, classify, rocket_pattern
@@ -54,28 +54,32 @@ _JOKER_OR_BOMB_TIER = 9
 
 
 def _by_rank(hand: Sequence[int]) -> list[list[int]]:
-    by_rank: list[list[int]] = [[] for _ in range(15)]
+    by_rank: list[list[int]] = [[] for _ in range(NUM_RANKS)]
     for c in sorted(hand):
         by_rank[RANK_OF[c]].append(c)
     return by_rank
 
 
 def _is_bomb_rank(v: Variant, rank: int, count: int) -> bool:
-    if rank >= 13:
+    if rank >= BLACK_JOKER:
         return False
     return count >= v.bomb_min or (v.aaa_bomb and rank == ACE and count >= 3)
 
 
 def _holds_rocket(v: Variant, by_rank: list[list[int]]) -> bool:
     rc = v.rocket_counts
-    return rc is not None and len(by_rank[13]) >= rc[13] and len(by_rank[14]) >= rc[14]
+    return (
+        rc is not None
+        and len(by_rank[BLACK_JOKER]) >= rc[BLACK_JOKER]
+        and len(by_rank[RED_JOKER]) >= rc[RED_JOKER]
+    )
 
 
 def _bombs(v: Variant, by_rank: list[list[int]], last: Pattern | None) -> list[Play]:
     """Every bomb and rocket of the hand that beats ``last``, smallest first."""
     out: list[Play] = []
     if Kind.BOMB in v.patterns:
-        for r in range(13):
+        for r in range(SUITED_RANKS):
             c = len(by_rank[r])
             sizes = list(range(v.bomb_min, min(c, v.bomb_max) + 1))
             if v.aaa_bomb and r == ACE and c >= 3:
@@ -88,7 +92,9 @@ def _bombs(v: Variant, by_rank: list[list[int]], last: Pattern | None) -> list[P
         p = rocket_pattern(v)
         if beats(p, last):
             d = v.decks
-            out.append(Play(tuple(CARDS[x] for x in by_rank[13][:d] + by_rank[14][:d]), p))
+            out.append(
+                Play(tuple(CARDS[x] for x in by_rank[BLACK_JOKER][:d] + by_rank[RED_JOKER][:d]), p)
+            )
     out.sort(key=lambda play: play.pattern.order)
     return out
 
@@ -106,27 +112,27 @@ def _kicker_cost(v: Variant, by_rank: list[list[int]], play: Play) -> tuple[tupl
     shape = SHAPES[play.pattern.kind]
     if shape.wing_count == 0:
         return ()
-    taken = [0] * 15
+    taken = [0] * NUM_RANKS
     for c in play.cards:
         taken[RANK_OF[c]] += 1
     for r in _body_ranks(v, play.pattern):
         taken[r] -= shape.unit
     cost: list[tuple[int, int]] = []
-    for r in range(15):
+    for r in range(NUM_RANKS):
         t = taken[r]
         if t <= 0:
             continue
         c = len(by_rank[r])
-        tier = _JOKER_OR_BOMB_TIER if r >= 13 or _is_bomb_rank(v, r, c) else c - t
+        tier = _JOKER_OR_BOMB_TIER if r >= BLACK_JOKER or _is_bomb_rank(v, r, c) else c - t
         cost.extend([(tier, r)] * t)
     return tuple(sorted(cost))
 
 
 def _lead(v: Variant, by_rank: list[list[int]]) -> Play:
     rocket = _holds_rocket(v, by_rank)
-    for r in range(15):
+    for r in range(NUM_RANKS):
         cards = by_rank[r]
-        if not cards or _is_bomb_rank(v, r, len(cards)) or (r >= 13 and rocket):
+        if not cards or _is_bomb_rank(v, r, len(cards)) or (r >= BLACK_JOKER and rocket):
             continue
         try:
             pattern = classify(v, cards)
@@ -165,7 +171,7 @@ def choose_play(
         return _lead(v, by_rank)
     unit = _UNIT_KINDS.get(last.kind)
     if unit is not None:
-        for r in range(last.order + 1, 15):
+        for r in range(last.order + 1, NUM_RANKS):
             cards = by_rank[r]
             if len(cards) >= unit and not (r == ACE and unit == 3 and v.aaa_bomb):
                 p = Pattern(last.kind, r, 1, unit, False, r)
@@ -192,8 +198,8 @@ def choose_play(
 def auto_bid(v: Variant, hand: Sequence[int], highest: int, forced: bool = False) -> int:
     """The auto-bid: the amount to bid, or 0 to pass."""
     by_rank = _by_rank(hand)
-    bombs = sum(1 for r in range(13) if len(by_rank[r]) >= v.bomb_min)
-    strength = 1 + len(by_rank[TWO]) + len(by_rank[13]) + len(by_rank[14]) + bombs
+    bombs = sum(1 for r in range(SUITED_RANKS) if len(by_rank[r]) >= v.bomb_min)
+    strength = 1 + len(by_rank[TWO]) + len(by_rank[BLACK_JOKER]) + len(by_rank[RED_JOKER]) + bombs
     amount = min(3, strength)
     if amount > highest:
         return amount
@@ -207,7 +213,7 @@ def autoplay_action(view: SeatView, by: str | None = "autoplay") -> Action:
     as an action to apply.  The view is all it reads: a timeout, a bot and a hint agree."""
     seat = view.seat
     if seat is None or seat != view.turn or view.hand is None:
-        raise RulesError(f"seat {seat} is not to move", "NOT_YOUR_TURN")
+        raise RulesError(f"seat {seat} is not to move", Reason.NOT_YOUR_TURN)
     if view.phase is Phase.BIDDING:
         amount = auto_bid(view.variant, view.hand, view.bid, view.must_bid)
         return Bid(seat, amount, by) if amount else Pass(seat, by)

@@ -19,7 +19,7 @@ from typing import Any
 from .actions import Action, IllegalAction
 from .codec import action_from_dict, deal_from_dict
 from .deal import DealSpec, ExplicitDeal
-from .errors import RecordError, RulesError
+from .errors import Reason, RecordError, RulesError
 from .game import apply, new_game
 from .room import ROOM_FIELDS, TABLE_FIELDS, Room
 from .state import GameState, write_record
@@ -81,7 +81,7 @@ def load_record(data: Any) -> Record:
         raise RecordError(
             str(exc),
             f"room.{exc.field}" if exc.field != "room" else "room",
-            "INVALID_ROOM" if room_field else "INVALID_OVERRIDE",
+            Reason.INVALID_ROOM if room_field else Reason.INVALID_OVERRIDE,
         ) from None
     if "deal" not in data:
         raise RecordError("is missing", "deal")

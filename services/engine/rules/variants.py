@@ -19,8 +19,19 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any, Final, NamedTuple
 
-from .cards import ACE, BLACK_JOKER, FOUR, NUM_RANKS, RED_JOKER, THREE, TWO
-from .errors import RulesError
+from .cards import (
+    ACE,
+    BLACK_JOKER,
+    BLACK_JOKER_CARD,
+    FOUR,
+    NUM_RANKS,
+    RED_JOKER,
+    RED_JOKER_CARD,
+    SUITED_RANKS,
+    THREE,
+    TWO,
+)
+from .errors import Reason, RulesError
 from .kinds import SHAPED_KINDS, SHAPES, Kind, Wings
 
 #: The rules version stored with every game; bumped whenever any rule, the shuffle or the
@@ -42,10 +53,10 @@ MAX_DEALS: Final = 100
 
 #: The range of every whole-number field a room may override.
 INT_LIMITS: Final[dict[str, tuple[int, int]]] = {
-    "min_straight": (2, 13),  # and at most the ranks a chain may use: check_playable
-    "min_triple_chain": (2, 13),
-    "max_plane": (0, 13),  # 0: no limit but the hand
-    "forced_bid_bombs": (0, 13),  # 0: every hand is forced to bid when nobody has
+    "min_straight": (2, SUITED_RANKS),  # and at most the ranks a chain may use: check_playable
+    "min_triple_chain": (2, SUITED_RANKS),
+    "max_plane": (0, SUITED_RANKS),  # 0: no limit but the hand
+    "forced_bid_bombs": (0, SUITED_RANKS),  # 0: every hand is forced to bid when nobody has
     "max_deals": (1, MAX_DEALS),
     "show_hand_factor": (0, MAX_FACTOR),  # 0: the landlord may not show his hand
     "rocket_factor": (1, MAX_FACTOR),
@@ -81,7 +92,7 @@ _ELSEWHERE: Final = {
 class VariantError(RulesError):
     """An unknown variant name, or a bad room override; ``field`` names the culprit."""
 
-    reason = "INVALID_OVERRIDE"
+    reason = Reason.INVALID_OVERRIDE
 
     def __init__(self, message: str, field: str = "") -> None:
         self.field = field
@@ -148,14 +159,14 @@ class Variant:
     def copies(self) -> tuple[int, ...]:
         """How many cards of each rank index the whole deck holds."""
         jokers = self.decks if self.jokers else 0
-        return (*(4 * self.decks for _ in range(13)), jokers, jokers)
+        return (*(4 * self.decks for _ in range(SUITED_RANKS)), jokers, jokers)
 
     @cached_property
     def deck(self) -> tuple[int, ...]:
         """Every card id in the game, sorted (two copies of each in a two-deck game)."""
-        ids = [i for i in range(52) for _ in range(self.decks)]
+        ids = [i for i in range(BLACK_JOKER_CARD) for _ in range(self.decks)]
         if self.jokers:
-            ids += [52] * self.decks + [53] * self.decks
+            ids += [BLACK_JOKER_CARD] * self.decks + [RED_JOKER_CARD] * self.decks
         return tuple(sorted(ids))
 
     @cached_property
@@ -163,7 +174,7 @@ class Variant:
         """The rank counts of a rocket (every joker of the game), or None without jokers."""
         if not self.jokers:
             return None
-        return tuple([0] * 13 + [self.decks, self.decks])
+        return tuple([0] * SUITED_RANKS + [self.decks, self.decks])
 
     @cached_property
     def runs(self) -> tuple[tuple[Run, ...], ...]:
@@ -177,9 +188,9 @@ class Variant:
                 for start in (0, 1):
                     seq = low_seq[start : start + length]
                     reaches = THREE in seq and (FOUR in seq or self.low_runs_may_end_at_three)
-                    if len(seq) == length and reaches and length < 13:
-                        top_pos = start + length - 1
-                        by_len[length].append(Run(tuple(seq), seq[-1], True, top_pos - 13))
+                    if len(seq) == length and reaches and length < SUITED_RANKS:
+                        order = start + length - 1 - SUITED_RANKS  # below every high run
+                        by_len[length].append(Run(tuple(seq), seq[-1], True, order))
             for start in range(len(high) - length + 1):
                 seq = high[start : start + length]
                 by_len[length].append(Run(tuple(seq), seq[-1], False, seq[-1]))
@@ -254,7 +265,7 @@ class Variant:
         rocket.  An upper bound: a game ends when the first hand empties, before all that."""
         product = 1
         if Kind.BOMB in self.patterns:
-            for r in range(13):
+            for r in range(SUITED_RANKS):
                 sizes = list(range(self.bomb_min, self.bomb_max + 1))
                 if r == ACE and self.aaa_bomb:
                     sizes.append(3)

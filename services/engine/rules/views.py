@@ -29,6 +29,7 @@ from typing import Any
 from .actions import Action, Bid, Event, IllegalAction, Pass, PlayCards, ShowHand
 from .cards import format_cards, parse_cards
 from .codec import action_from_dict, action_to_dict, settlement_from_dict
+from .errors import Reason
 from .moves import legal_plays
 from .patterns import Play, classify
 from .room import Room
@@ -223,7 +224,7 @@ def _view(state: GameState, seat: int | None) -> SeatView:
 def seat_view(state: GameState, seat: int) -> SeatView:
     """What ``seat`` may see of ``state``."""
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
-        raise IllegalAction(f"{seat!r} is not a seat of {state.variant.name}", "NO_SUCH_SEAT")
+        raise IllegalAction(f"{seat!r} is not a seat of {state.variant.name}", Reason.NO_SUCH_SEAT)
     return _view(state, seat)
 
 

@@ -26,7 +26,9 @@ if _version_not_supported:
 
 
 class ReplayServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
+    cannot be reached (retry later; nothing was written).
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -82,7 +84,9 @@ class ReplayServiceStub:
 
 
 class ReplayServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
+    cannot be reached (retry later; nothing was written).
+    """
 
     def AppendEvents(self, request, context):
         """Append events to a game in one transaction.  expected_seq is the game's last sequence
@@ -251,7 +255,9 @@ def add_ReplayServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class ReplayService:
-    """Missing associated documentation comment in .proto file."""
+    """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
+    cannot be reached (retry later; nothing was written).
+    """
 
     @staticmethod
     def AppendEvents(request,
