@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .bots_bench import bots_section
 from .common import Context, Table
 from .douzero_bench import douzero_section
 from .engine_bench import engine_section
@@ -39,6 +40,11 @@ SECTIONS: tuple[Section, ...] = (
         "games",
         "complete self-play games/s per variant; doudizhu3 against RLCard's random agents",
         games_section,
+    ),
+    Section(
+        "bots",
+        "bot strength (arena: hard vs RLCard's rule agent, the ladder) and time per decision",
+        bots_section,
     ),
     Section("replay", "replay store appends/s vs plain INSERT, games verified/s", replay_section),
     Section("engine", "engine service: game calls vs the empty-RPC baseline", engine_section),

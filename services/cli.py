@@ -79,6 +79,23 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (("--records",), {"help": "write every game as a record (JSON lines) here"}),
         ],
     ),
+    "arena": (
+        "services.arena.cli:arena_main",
+        "two players over mirrored deals: win rate and score per role, 95% intervals",
+        [
+            _VARIANT,
+            (("--a",), {"default": "hard", "help": "easy, normal or hard"}),
+            (("--b",), {"default": "easy", "help": "easy, normal, hard or rlcard"}),
+            (("--deals", "-n"), {"type": int, "default": 200}),
+            (("--seed", "-s"), {"default": "arena"}),
+            (("--workers", "-w"), {"type": int, "default": 1}),
+            (
+                ("--bidding",),
+                {"action": "store_true", "help": "real bidding, not a fixed landlord"},
+            ),
+            (("--json",), {"action": "store_true", "help": "print the summary as JSON"}),
+        ],
+    ),
     "engine serve": (
         "services.engine.server:serve_main",
         "run the engine gRPC service (health, reflection, one worker per core)",

@@ -87,7 +87,11 @@ def play_game(stub: Any, table_id: str, player: str, style: str = "mixed") -> M.
         if style == "mixed" and turns == 6:
             act(stub, table_id, player, engine_pb2.Action(autoplay=True))
             continue
-        hint = stub.GetHint(M.HintRequest(table_id=table_id, player_id=player), timeout=10)
+        try:
+            hint = stub.GetHint(M.HintRequest(table_id=table_id, player_id=player), timeout=10)
+        except grpc.RpcError as exc:  # the game ended meanwhile (NOT_READY)
+            assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION
+            continue
         if not hint.HasField("hint"):
             continue  # the timer moved the table on meanwhile
         try:

@@ -1,0 +1,1 @@
+"""The arena: bots (and RLCard's rule agent) against each other over mirrored deals."""

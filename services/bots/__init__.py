@@ -1,0 +1,34 @@
+"""Bots: players that see only a seat's view.
+
+    from services.bots import make_bot
+    bot = make_bot("hard", variant, seed="any string")   # a Variant or its name
+    action = bot.act(rules.seat_view(state, seat))      # an Action for view.seat
+
+Levels: ``easy`` (the auto-play policy), ``normal`` (hand decomposition), ``hard`` (card
+counting, certain wins, an endgame search).  Pure: this package imports the rules library
+and the standard library only; a bot's only input is the view.
+"""
+
+from __future__ import annotations
+
+from services.engine import rules
+
+from .base import Bot
+from .easy import EasyBot
+from .observe import Move, Observation, observe
+from .smart import HardBot, NormalBot
+
+LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
+
+
+def make_bot(level: str, variant: rules.Variant | str, seed: str = "") -> Bot:
+    """A bot of ``level`` (easy, normal, hard) for ``variant`` (a Variant, room overrides
+    included, or a variant name or alias)."""
+    cls = LEVELS.get(level)
+    if cls is None:
+        raise ValueError(f"unknown bot level {level!r} (known: {', '.join(LEVELS)})")
+    v = rules.variant(variant) if isinstance(variant, str) else variant
+    return cls(v, seed)
+
+
+__all__ = ["LEVELS", "Bot", "Move", "Observation", "make_bot", "observe"]

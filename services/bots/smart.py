@@ -1,0 +1,421 @@
+"""``normal`` and ``hard``: players built on the hand decomposition of :mod:`.hand`.
+
+``normal`` splits its hand into the fewest plays and plays by the split: it leads its weakest
+group (the lowest-valued one, more cards first), follows with the play that leaves the best
+split — and only when that split is no worse than passing, unless an enemy is close to going
+out — keeps bombs for a threat or a finish, never beats a Dou Dizhu partner's play unless it
+goes out with it, blocks an enemy holding one or two cards (no singles or pairs led to him,
+the highest single played against him), and bids from the split's score.
+
+``hard`` adds card counting (:mod:`.counting`): a group no enemy can beat, given the cards
+still out and every seat's count, is a *control*.  With at most one group that is not a
+control the hand is a certain win: it plays the controls, the rest last (and beats any play,
+bombs included, when what is left is such a hand).  Otherwise it leads the weakest group that
+is not a control and keeps its controls to regain the lead: its measure of a hand counts each
+control as a play that costs nothing.  A farmer playing just before the landlord tops up a
+weak play of its partner's, so that the landlord must spend a high card.  It answers an enemy
+within six cards of going out (bombs included), follows at a small cost where ``normal``
+passes, lets a partner's play stand when no enemy can beat it, feeds a partner holding one or
+two cards, shows a ddz4 hand that is a certain win or splits very well, bids on most hands
+(its thresholds were measured against auto-play), and with few cards left searches the plays
+exactly over sampled deals of the unknown cards (:mod:`.endgame`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from services.engine import rules
+from services.engine.rules import Kind, Pattern, Play
+from services.engine.rules.cards import RANK_OF
+from services.engine.rules.patterns import bomb_pattern, rocket_pattern
+
+from .base import Bot
+from .counting import Threats
+from .endgame import Endgame
+from .hand import Analyzer, Group, Split, group_value
+from .observe import Observation
+
+#: Bid thresholds on a split's score (the hand as dealt), per level and variant: the least
+#: score for a bid of 1, 2 and 3.  Measured (bench ``bots``; 1,200 doudizhu3 and 570
+#: doudizhu4 games of a hard landlord against easy farmers): a hard landlord wins about 0.8
+#: (doudizhu3) and 0.9 (doudizhu4) against auto-play whatever its score, so hard bids on most
+#: hands; the score's deciles are about −96 … −42 (doudizhu3) and −83 … −43 (doudizhu4).
+BID_SCORES: dict[tuple[str, str], tuple[float, float, float]] = {
+    ("normal", "doudizhu3"): (-75.0, -62.0, -50.0),
+    ("normal", "doudizhu4"): (-72.0, -60.0, -50.0),
+    ("hard", "doudizhu3"): (-84.0, -72.0, -60.0),
+    ("hard", "doudizhu4"): (-80.0, -68.0, -58.0),
+}
+#: doudizhu4: the landlord shows his hand (×3) from this score up, or with a certain win.
+SHOW_SCORE = -30.0
+
+
+def remove(hand: Sequence[int], cards: Sequence[int]) -> tuple[int, ...]:
+    rest = list(hand)
+    for c in cards:
+        rest.remove(c)
+    return tuple(rest)
+
+
+class NormalBot(Bot):
+    level = "normal"
+    threat_cards = 2  # an enemy holding this many cards or fewer is about to go out
+    follow_margin = 0.0  # follow when the rest's score gains more than this
+
+    def __init__(self, v: rules.Variant, seed: str) -> None:
+        super().__init__(v, seed)
+        self.an = Analyzer(v)
+
+    # ------------------------------------------------------------------ helpers
+    def split(self, cards: Sequence[int]) -> Split:
+        return self.an.split(tuple(rules.rank_counts(cards)))
+
+    def group_play(self, hand: Sequence[int], g: Group) -> Play | None:
+        """The cards of ``g`` from ``hand`` (lowest suits) and their reading, or None."""
+        by_rank: list[list[int]] = [[] for _ in range(15)]
+        for c in sorted(hand):
+            by_rank[RANK_OF[c]].append(c)
+        cards: list[int] = []
+        for r in g.ranks:
+            cards += by_rank[r][: g.unit]
+            del by_rank[r][: g.unit]
+        for r in g.wings:
+            cards += by_rank[r][: g.wing_unit]
+            del by_rank[r][: g.wing_unit]
+        if len(cards) != g.size:
+            return None
+        cards.sort()
+        try:
+            found = rules.readings(self.variant, cards)
+        except rules.RulesError:
+            return None
+        if not found:
+            return None
+        want = _body_kind(g)
+        chosen = next((p for p in found if p.kind is want), None)
+        if chosen is None:
+            chosen = rules.preferred(found)
+        return Play(tuple(rules.CARDS[c] for c in cards), chosen)
+
+    def whole_hand(self, hand: Sequence[int]) -> Play | None:
+        """The whole hand as one play, when it is one (a lead that goes out)."""
+        try:
+            p = rules.classify(self.variant, hand)
+        except rules.RulesError:
+            return None
+        return Play(tuple(sorted(hand)), p)
+
+    def min_enemy(self, o: Observation) -> int:
+        return min(o.counts[s] for s in o.enemies())
+
+    # ------------------------------------------------------------------ bidding
+    def bid(self, o: Observation) -> int:
+        key = (self.level, self.variant.name)
+        t1, t2, t3 = BID_SCORES.get(key, BID_SCORES[self.level, "doudizhu3"])
+        score = self.split(o.hand).score
+        want = 3 if score >= t3 else 2 if score >= t2 else 1 if score >= t1 else 0
+        return want if want > o.bid else 0
+
+    # ------------------------------------------------------------------ playing
+    def play(self, o: Observation) -> Play | None:
+        if o.last is None:
+            return self.lead(o)
+        return self.follow(o)
+
+    def lead(self, o: Observation) -> Play:
+        hand = o.hand
+        if o.must_hold is not None:
+            return self.lead_holding(o, o.must_hold)
+        whole = self.whole_hand(hand)
+        if whole is not None:
+            return whole
+        sp = self.split(hand)
+        play = self.pick_lead(o, sp)
+        if play is None:  # pragma: no cover - a split group is always a play
+            fallback = rules.choose_play(self.variant, hand, None)
+            assert fallback is not None
+            return fallback
+        return play
+
+    def lead_holding(self, o: Observation, card: int) -> Play:
+        """A lead holding ``card``: the split's group holding its rank, else auto-play's."""
+        sp = self.split(o.hand)
+        rank = RANK_OF[card]
+        groups = [g for g in sp.groups if rank in g.ranks or rank in g.wings]
+        for g in sorted(groups, key=lambda g: -g.size):
+            play = self.group_play(o.hand, g)
+            if play is not None and card in play.cards:
+                return play
+        found = rules.choose_play(self.variant, o.hand, None, must_hold=card)
+        assert found is not None
+        return found
+
+    def lead_key(self, o: Observation, g: Group) -> tuple[float, ...]:
+        """Smaller leads first: the weakest group, more cards before fewer."""
+        worry = self.min_enemy(o)
+        bad = 0.0
+        if worry <= 2 and len(g.ranks) == 1 and not g.wings and g.unit == worry:
+            bad = 1.0  # a single (pair) led to an enemy holding one (two) cards
+        return (bad, group_value(g), -g.size)
+
+    def pick_lead(self, o: Observation, sp: Split) -> Play | None:
+        groups = [g for g in sp.groups if not g.is_bomb] or list(sp.groups)
+        partner_next = (o.seat + 1) % o.players
+        if o.is_partner(partner_next) and o.counts[partner_next] == 1:
+            singles = [g for g in sp.groups if g.kind is Kind.SINGLE]
+            if singles:
+                g = min(singles, key=lambda g: g.top)
+                return self.group_play(o.hand, g)
+            low = min(o.hand)
+            return Play((low,), rules.classify(self.variant, (low,)))
+        ordered = sorted(groups, key=lambda g: self.lead_key(o, g))
+        g = ordered[0]
+        if self.lead_key(o, g)[0] > 0 and g.kind is Kind.SINGLE:
+            # only singles (pairs) left against a short enemy: the highest one
+            g = max((x for x in groups if x.kind is g.kind), key=lambda x: x.top)
+        elif self.lead_key(o, g)[0] > 0 and g.kind is Kind.PAIR:
+            g = max((x for x in groups if x.kind is g.kind), key=lambda x: x.top)
+        return self.group_play(o.hand, g)
+
+    def follow(self, o: Observation) -> Play | None:
+        assert o.last is not None and o.last_seat is not None
+        hand = o.hand
+        plays = rules.legal_plays(self.variant, hand, o.last.pattern)
+        if not plays:
+            return None
+        for p in plays:
+            if len(p.cards) == len(hand):
+                return p
+        if o.is_partner(o.last_seat):
+            return self.follow_partner(o, plays)
+        return self.follow_enemy(o, plays)
+
+    def follow_partner(self, o: Observation, plays: Sequence[Play]) -> Play | None:
+        return None
+
+    def rest_scores(self, o: Observation, plays: Sequence[Play]) -> list[tuple[float, Play]]:
+        base = self.split(o.hand).score
+        out = []
+        for p in plays:
+            rest = self.split(remove(o.hand, p.cards))
+            out.append((rest.score - base, p))
+        return out
+
+    def follow_enemy(self, o: Observation, plays: Sequence[Play]) -> Play | None:
+        assert o.last is not None and o.last_seat is not None
+        plain = [p for p in plays if not p.pattern.is_bomb]
+        bombs = [p for p in plays if p.pattern.is_bomb]
+        worry = self.min_enemy(o)
+        threat = o.counts[o.last_seat] <= self.threat_cards or worry <= self.threat_cards
+        if plain and o.last.pattern.kind is Kind.SINGLE and worry == 1:
+            return max(plain, key=lambda p: p.pattern.order)
+        if plain:
+            scored = self.rest_scores(o, plain)
+            delta, best = max(scored, key=lambda t: (t[0], -t[1].pattern.order))
+            if delta > self.follow_margin or threat:
+                return best
+        if bombs:
+            bomb = min(bombs, key=lambda p: p.pattern.order)
+            rest = self.split(remove(o.hand, bomb.cards))
+            if threat or rest.plays <= 1:
+                return bomb
+        return None
+
+
+def _body_kind(g: Group) -> Kind:
+    if g.kind is Kind.TRIPLE and g.wings:
+        if g.wing_unit == 2:
+            return Kind.TRIPLE_PAIR
+        return Kind.TRIPLE_SINGLE if len(g.wings) == 1 else Kind.TRIPLE_TWO
+    if g.kind is Kind.TRIPLE_CHAIN and g.wings:
+        if g.wing_unit == 2:
+            return Kind.PLANE_PAIR
+        return Kind.PLANE_SINGLE if len(g.wings) == len(g.ranks) else Kind.PLANE_TWO
+    return g.kind
+
+
+#: The endgame search starts when the seats hold this many cards in all (3, 4 players).
+ENDGAME_CARDS = {3: 24, 4: 30}
+ENDGAME_WORLDS = 6
+ENDGAME_BUDGET = 2500  # search nodes per decision
+CONTROL_BONUS = 7.0  # a control's worth in hand_value: one play
+TOP_UP_BELOW = 11  # a partner's play below an ace may be topped up before the landlord
+TOP_UP_MARGIN = -4.0
+
+
+class HardBot(NormalBot):
+    level = "hard"
+    threat_cards = 6
+    follow_margin = -3.0
+
+    def __init__(self, v: rules.Variant, seed: str) -> None:
+        super().__init__(v, seed)
+        self.endgame = Endgame(v)
+
+    def play(self, o: Observation) -> Play | None:
+        self.threats = Threats(o)
+        choice = super().play(o)
+        if sum(o.counts) <= ENDGAME_CARDS.get(o.players, 16) and o.must_hold is None:
+            return self.search(o, choice)
+        return choice
+
+    def search(self, o: Observation, choice: Play | None) -> Play | None:
+        """The heuristic ``choice`` unless the endgame search finds a move that wins in
+        more sampled worlds."""
+        last = o.last.pattern if o.last is not None else ()
+        plays = rules.legal_plays(self.variant, o.hand, last)
+        seen: set[tuple[Kind, int, int]] = set()
+        candidates: list[Play | None] = []
+        if choice is not None:
+            candidates.append(choice)
+        for p in plays:
+            key = (p.pattern.kind, p.pattern.order, p.pattern.size)
+            if key in seen or (choice is not None and p.cards == choice.cards):
+                continue
+            seen.add(key)
+            candidates.append(p)
+        if o.last is not None and choice is not None:
+            candidates.append(None)
+        if len(candidates) < 2:
+            return choice
+        wins = self.endgame.solve(o, candidates, ENDGAME_WORLDS, ENDGAME_BUDGET, self.rng(o))
+        if wins is None:
+            return choice
+        best = max(range(len(candidates)), key=lambda i: (wins[i], i == 0))
+        return candidates[best]
+
+    # ------------------------------------------------------------------ controls
+    def is_control(self, o: Observation, p: Pattern) -> bool:
+        return not self.threats.any_beats(o.enemies(), p)
+
+    def winning_order(self, o: Observation, hand: Sequence[int]) -> list[Play] | None:
+        """The plays of a certain win (every group but at most one a control), controls
+        first; None when the hand is not one."""
+        if not hand:
+            return []
+        whole = self.whole_hand(hand)
+        if whole is not None:
+            return [whole]
+        sp = self.split(hand)
+        controls: list[Play] = []
+        others: list[Play] = []
+        for g in sp.groups:
+            p = self.group_play(hand, g)
+            if p is None:
+                return None
+            (controls if self.is_control(o, p.pattern) else others).append(p)
+        if len(others) > 1:
+            return None
+        controls.sort(key=lambda p: (p.pattern.is_bomb, p.pattern.order))
+        return controls + others
+
+    def pick_lead(self, o: Observation, sp: Split) -> Play | None:
+        order = self.winning_order(o, o.hand)
+        if order:
+            return order[0]
+        feed = self.feed_partner(o, sp)
+        if feed is not None:
+            return feed
+        groups = [g for g in sp.groups if not g.is_bomb] or list(sp.groups)
+        plays = [(g, self.group_play(o.hand, g)) for g in groups]
+        weak = [(g, p) for g, p in plays if p is not None and not self.is_control(o, p.pattern)]
+        if weak:
+            g, p = min(weak, key=lambda t: self.lead_key(o, t[0]))
+            worry = self.min_enemy(o)
+            if self.lead_key(o, g)[0] > 0 and worry <= 2:
+                same = [(x, q) for x, q in weak if x.kind is g.kind]
+                g, p = max(same, key=lambda t: t[0].top)
+            return p
+        return super().pick_lead(o, sp)
+
+    def feed_partner(self, o: Observation, sp: Split) -> Play | None:
+        """A Dou Dizhu farmer whose partner holds one (two) cards leads its lowest single
+        (pair): the partner goes out over it unless the landlord stops it."""
+        partners = [s for s in range(o.players) if o.is_partner(s) and o.counts[s] <= 2]
+        if not partners:
+            return None
+        k = min(o.counts[s] for s in partners)
+        by_rank: list[list[int]] = [[] for _ in range(15)]
+        for c in o.hand:
+            by_rank[RANK_OF[c]].append(c)
+        for r in range(15):
+            if len(by_rank[r]) >= k and (k == 1 or r < 13 or self.variant.decks == 2):
+                cards = tuple(by_rank[r][:k])
+                try:
+                    return Play(cards, rules.classify(self.variant, cards))
+                except rules.RulesError:
+                    continue
+        return None
+
+    def follow(self, o: Observation) -> Play | None:
+        assert o.last is not None and o.last_seat is not None
+        plays = rules.legal_plays(self.variant, o.hand, o.last.pattern)
+        if not plays:
+            return None
+        for p in plays:
+            if len(p.cards) == len(o.hand):
+                return p
+        if o.is_partner(o.last_seat):
+            return self.follow_partner(o, plays)
+        # a play after which the rest is a certain win
+        for p in sorted(plays, key=lambda p: (p.pattern.is_bomb, p.pattern.order)):
+            if not self.is_control(o, p.pattern):
+                continue
+            rest = remove(o.hand, p.cards)
+            if self.winning_order(o, rest) is not None:
+                return p
+        return self.follow_enemy(o, plays)
+
+    def follow_partner(self, o: Observation, plays: Sequence[Play]) -> Play | None:
+        assert o.last is not None
+        if self.is_control(o, o.last.pattern):
+            return None
+        lord = o.landlord
+        assert lord is not None
+        # the partner's play can be beaten: take over only with a control that costs
+        # nothing, when the landlord plays next and the partner is not about to go out
+        if o.counts[o.last_seat or 0] <= 2 or (o.seat + 1) % o.players != lord:
+            return None
+        plain = [p for p in plays if not p.pattern.is_bomb]
+        if not plain:
+            return None
+        scored = self.rest_scores(o, plain)
+        delta, best = max(scored, key=lambda t: (t[0], -t[1].pattern.order))
+        if self.is_control(o, best.pattern):
+            return best if delta > 0 else None
+        # a weak play of the partner's, the landlord next: top it up so that the landlord
+        # must spend a high card, when that costs the hand little
+        if o.last.pattern.order < TOP_UP_BELOW and delta >= TOP_UP_MARGIN:
+            return best
+        return None
+
+    # ------------------------------------------------------------------ control-aware score
+    def group_pattern(self, g: Group) -> Pattern:
+        v = self.variant
+        if g.kind is Kind.ROCKET:
+            return rocket_pattern(v)
+        if g.kind is Kind.BOMB:
+            return bomb_pattern(v, g.top, g.unit)
+        return Pattern(_body_kind(g), g.top, len(g.ranks), g.size, False, g.top)
+
+    def hand_value(self, o: Observation, cards: Sequence[int]) -> float:
+        """The split's score, each control counted as a play that costs nothing (it wins
+        its trick and keeps the lead)."""
+        sp = self.split(cards)
+        enemies = o.enemies()
+        controls = sum(
+            1 for g in sp.groups if not self.threats.any_beats(enemies, self.group_pattern(g))
+        )
+        return sp.score + CONTROL_BONUS * min(controls, max(sp.plays - 1, 0))
+
+    def rest_scores(self, o: Observation, plays: Sequence[Play]) -> list[tuple[float, Play]]:
+        base = self.hand_value(o, o.hand)
+        return [(self.hand_value(o, remove(o.hand, p.cards)) - base, p) for p in plays]
+
+    def show_hand(self, o: Observation) -> bool:
+        if self.split(o.hand).score >= SHOW_SCORE:
+            return True
+        self.threats = Threats(o)
+        order = self.winning_order(o, o.hand)
+        return order is not None
