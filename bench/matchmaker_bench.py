@@ -47,6 +47,9 @@ M = matchmaker_pb2
 VARIANT = "doudizhu3"
 RATIO_GOAL = 0.3
 SEAT_GOAL_S = 5.0
+#: The easy bot plays the engine's own auto-play policy: the figure is the matchmaker's cost,
+#: not a bot's thinking (the bots section times that).
+BOT_LEVEL = "easy"
 #: Games in flight against the bare engine: enough to saturate its one worker.
 ENGINE_GAMES = 16
 
@@ -128,7 +131,8 @@ async def matchmaker_rate(target: str, duration: float, tables: int) -> tuple[fl
             nonlocal games
             player = f"bench-{i}"
             ticket = await stub.Enqueue(M.EnqueueRequest(
-                player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers))  # fmt: skip
+                player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers,
+                bot_level=BOT_LEVEL))  # fmt: skip
             while ticket.state != M.TICKET_STATE_SEATED:
                 await asyncio.sleep(0.02)
                 ticket = await stub.GetTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id))
@@ -232,7 +236,8 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
         ])  # fmt: skip
     table.notes.append(
         f"{VARIANT}; {ENGINE_GAMES} games at once for the engine (one Apply per action), "
-        f"{tables} tables (one auto-play human, two bots thinking 0 s) for the matchmaker, "
+        f"{tables} tables (one auto-play human, two {BOT_LEVEL} bots thinking 0 s) for the "
+        "matchmaker, "
         f"{duration:g} s each; engine, replay and matchmaker as their own one-worker processes "
         "(on SQLite, replay in a file of its own: one file has one writer at a time).  A "
         "matchmaker action is the bot's choice from its seat view (a GetSeatView unless the "
