@@ -14,6 +14,7 @@ from .common import Context, Table
 from .douzero_bench import douzero_section
 from .engine_bench import engine_section
 from .games_bench import games_section
+from .matchmaker_bench import matchmaker_section
 from .replay_bench import replay_section
 from .rules_bench import rules_section
 
@@ -47,4 +48,9 @@ SECTIONS: tuple[Section, ...] = (
     ),
     Section("replay", "replay store appends/s vs plain INSERT, games verified/s", replay_section),
     Section("engine", "engine service: game calls vs the empty-RPC baseline", engine_section),
+    Section(
+        "matchmaker",
+        "bot tables through the matchmaker vs the engine's Apply rate; seating 1,000 tickets",
+        matchmaker_section,
+    ),
 )

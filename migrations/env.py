@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from alembic import context
 
+import services.matchmaker.models  # (registers the matchmaker's tables)
 import services.replay.models  # noqa: F401  (registers the replay store's tables)
 from services.common.db import make_engine, metadata
 

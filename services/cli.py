@@ -17,7 +17,7 @@ from typing import NoReturn
 from services.common.console import fail, one_line
 
 DESCRIPTION = (
-    "cardroom: the rules, the engine and replay services, and tools for Dou Dizhu and "
+    "cardroom: the rules, the engine, replay and matchmaker services, and tools for Dou Dizhu and "
     "Zheng Shangyou.  Data goes to stdout, messages to stderr; bad input exits 2."
 )
 
@@ -105,6 +105,42 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "services.replay.server:serve_main",
         "run the replay gRPC service (needs a migrated database: cardroom db upgrade)",
         _SERVE,
+    ),
+    "matchmaker serve": (
+        "services.matchmaker.server:serve_main",
+        "run the matchmaker gRPC service (needs a migrated database and the engine and replay)",
+        [
+            *_SERVE,
+            (
+                ("--engine",),
+                {"help": "engine HOST:PORT (default CARDROOM_ENGINE_ADDR, else :50051)"},
+            ),
+            (
+                ("--replay",),
+                {"help": "replay HOST:PORT (default CARDROOM_REPLAY_ADDR, else :50052)"},
+            ),
+        ],
+    ),
+    "matchmaker token": (
+        "services.matchmaker.cli:token_main",
+        "print a player credential (a JWT signed with CARDROOM_MATCHMAKER_JWT_KEY)",
+        [
+            (("player",), {"help": "the player id the token acts for"}),
+            (("--ttl",), {"type": int, "default": 3600, "help": "seconds it stays valid"}),
+            (("--key",), {"help": "signing key (default CARDROOM_MATCHMAKER_JWT_KEY)"}),
+        ],
+    ),
+    "matchmaker play": (
+        "services.matchmaker.cli:play_main",
+        "sit down against bots through a running matchmaker; the seat's stream on stdout",
+        [
+            (("--target", "-t"), {"default": "127.0.0.1:50053", "help": "matchmaker HOST:PORT"}),
+            (("--variant", "-v"), {"default": "doudizhu3"}),
+            (("--player",), {"help": "your player id (default: a guest id)"}),
+            (("--games", "-n"), {"type": int, "default": 1}),
+            (("--think",), {"type": float, "default": 1.0, "help": "bots' think time, seconds"}),
+            (("--auto",), {"action": "store_true", "help": "play the engine's hint every turn"}),
+        ],
     ),
     "replay show": (
         "services.replay.cli:show_main",

@@ -3,12 +3,13 @@ call them.
 
 Each service runs as its own ``cardroom <service> serve`` process (one worker each unless
 ``CARDROOM_<SERVICE>_WORKERS`` says otherwise).  The services are the entries of
-:data:`SERVICES`; the matchmaker will be one more.  In order:
+:data:`SERVICES` (engine, replay, matchmaker).  In order:
 
 1. Settings come from the environment (``CARDROOM_ENGINE_PORT``, default 50051;
-   ``CARDROOM_REPLAY_PORT``, 50052; the store from ``CARDROOM_DATABASE_URL``, default a
-   SQLite file under ``CARDROOM_DATA_DIR``, ./data).  A port that is taken is reported in one
-   line — which port, which variable to set — and nothing starts (exit 1).
+   ``CARDROOM_REPLAY_PORT``, 50052; ``CARDROOM_MATCHMAKER_PORT``, 50053; the store from
+   ``CARDROOM_DATABASE_URL``, default a SQLite file under ``CARDROOM_DATA_DIR``, ./data).  A
+   port that is taken is reported in one line — which port, which variable to set — and
+   nothing starts (exit 1).  The matchmaker calls the engine and replay started beside it.
 2. The store is migrated, then the services start.
 3. The banner prints once every port answers a gRPC health check with SERVING; a service
    that exits or does not answer within :data:`READY_TIMEOUT_S` stops the others (exit 1).
@@ -73,6 +74,7 @@ def _migrate() -> str | None:
 SERVICES: list[Service] = [
     Service("engine", "cardroom.v1.EngineService"),
     Service("replay", "cardroom.v1.ReplayService", prepare=_migrate),
+    Service("matchmaker", "cardroom.v1.MatchmakerService"),
 ]
 
 
@@ -125,8 +127,12 @@ def _die_with_parent() -> None:
         libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
-def start(service: Service) -> subprocess.Popen[bytes]:
+def start(service: Service, peers: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
+    """``cardroom <service> serve``; ``peers`` are the CARDROOM_*_ADDR of the services it
+    calls (the matchmaker calls the engine and replay started beside it)."""
     env = dict(os.environ)
+    for key, value in (peers or {}).items():
+        env.setdefault(key, value)
     env.setdefault(f"CARDROOM_{service.name.upper()}_WORKERS", "1")  # plenty for a try-out
     return subprocess.Popen(
         [sys.executable, "-m", "services", service.name, "serve"],
@@ -175,6 +181,7 @@ def stop_all(procs: Sequence[subprocess.Popen[bytes]], grace_s: float) -> None:
 
 def banner(settings: dict[str, ServerSettings], url: str) -> str:
     e, r = settings["engine"].address, settings["replay"].address
+    m = settings["matchmaker"].address if "matchmaker" in settings else "127.0.0.1:50053"
     where = ", ".join(f"{name} service on {s.address}" for name, s in settings.items())
     return f"""cardroom {where} (store: {url})
 Ctrl-C stops them all.
@@ -187,6 +194,10 @@ Try them with grpcurl (it reads the API through server reflection):
   grpcurl -plaintext -d '{{"page_size": 3}}' {r} cardroom.v1.ReplayService/ListGames
   grpcurl -plaintext -d '{{"game_id": "…"}}' {r} cardroom.v1.ReplayService/VerifyGame
   .venv/bin/cardroom replay show GAME_ID
+
+A whole game against two bots, through the matchmaker (the seat's stream on stdout):
+  .venv/bin/cardroom matchmaker play -t {m} -v ddz3 --player alice --auto
+  .venv/bin/cardroom matchmaker play -t {m} -v ddz3 --player alice     # you type the moves
 
 or from Python:
   .venv/bin/python -c "import grpc; from cardroom.v1 import replay_pb2 as m, \\
@@ -226,7 +237,13 @@ def main(services: Sequence[Service] = SERVICES) -> int:
     procs: list[subprocess.Popen[bytes]] = []
     status = 0
     try:
-        procs = [start(s) for s in services]
+        named_settings = {s.name: settings[i] for i, s in enumerate(services)}
+        peers = {
+            f"CARDROOM_{name.upper()}_ADDR": f"127.0.0.1:{named_settings[name].port}"
+            for name in ("engine", "replay")
+            if name in named_settings
+        }
+        procs = [start(s, peers) for s in services]
         waiting = dict(enumerate(services))
         deadline = time.monotonic() + READY_TIMEOUT_S
         while waiting and not stopping.is_set():

@@ -113,3 +113,54 @@ def cards_of(value: str, field: str, *, required: bool = True) -> tuple[rules.Ca
         return rules.parse_cards(value)
     except rules.CardParseError as exc:
         raise invalid(RulesReason.INVALID_CARDS, str(exc), field) from None
+
+
+def room_of(msg: Any, field: str = "room") -> rules.Room:
+    """The rules' Room of a ``cardroom.v1.Room`` message (stake and bounds in their fields,
+    variant overrides and table settings in ``overrides_json``), or INVALID_ARGUMENT naming
+    the field: INVALID_ROOM, INVALID_OVERRIDE."""
+    data: dict[str, Any] = json_object(
+        msg.overrides_json, f"{field}.overrides_json", reason=RulesReason.INVALID_OVERRIDE
+    )
+    for name in ("stake", "max_multiplier", "escape_multiplier"):
+        if name in data:
+            raise invalid(
+                RulesReason.INVALID_OVERRIDE,
+                f"{name} is a room field, not a variant override",
+                f"{field}.overrides_json.{name}",
+            )
+    data["stake"] = msg.stake or 1
+    if msg.HasField("max_multiplier"):
+        data["max_multiplier"] = msg.max_multiplier
+    if msg.HasField("escape_multiplier"):
+        data["escape_multiplier"] = msg.escape_multiplier
+    try:
+        return rules.Room.from_dict(data)
+    except rules.VariantError as exc:
+        # A table setting arrives in overrides_json; stake and the bounds in their own fields.
+        where = f"{field}.overrides_json" if exc.field in rules.TABLE_FIELDS else field
+        raise invalid(RulesReason.INVALID_ROOM, str(exc), f"{where}.{exc.field}") from None
+
+
+def variant_in_room(
+    name: str, room: rules.Room, field: str = "variant", room_field: str = "room"
+) -> rules.Variant:
+    """The variant ``name`` in ``room``: its overrides applied, the game playable to its end
+    and every score within bounds — or INVALID_ARGUMENT naming the field: INVALID_ROOM for
+    the room's own fields (``room.stake``), INVALID_OVERRIDE for a variant override
+    (``room.overrides_json.min_straight``)."""
+    text(name, field)
+    try:
+        base = rules.variant(name)
+    except rules.VariantError as exc:
+        raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), field) from None
+    try:
+        return room.variant_for(base.name)
+    except rules.VariantError as exc:
+        if exc.field in rules.ROOM_FIELDS:
+            raise invalid(RulesReason.INVALID_ROOM, str(exc), f"{room_field}.{exc.field}") from None
+        path = f"{room_field}.overrides_json" + (f".{exc.field}" if exc.field else "")
+        raise invalid(RulesReason.INVALID_OVERRIDE, str(exc), path) from None
+    except (TypeError, ValueError) as exc:
+        path = f"{room_field}.overrides_json"
+        raise invalid(RulesReason.INVALID_OVERRIDE, f"bad override: {exc}", path) from None

@@ -17,6 +17,8 @@ from cardroom.v1 import (
     common_pb2,
     engine_pb2,
     engine_pb2_grpc,
+    matchmaker_pb2,
+    matchmaker_pb2_grpc,
     replay_pb2,
     replay_pb2_grpc,
 )
@@ -32,6 +34,8 @@ __all__ = [
     "common_pb2",
     "engine_pb2",
     "engine_pb2_grpc",
+    "matchmaker_pb2",
+    "matchmaker_pb2_grpc",
     "replay_pb2",
     "replay_pb2_grpc",
     "timestamp_pb2",

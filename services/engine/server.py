@@ -17,12 +17,14 @@ import functools
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import grpc
 
 from services.common import auth
 from services.common import logging as clog
+from services.common.db import DEFAULT_DATA_DIR
 from services.common.server import ServiceSpec, add_service, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
 from services.common.wire import engine_pb2
@@ -37,6 +39,8 @@ SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["EngineService"].full_name
 #: distinguishing callers later is one more entry.
 CALLER = "caller"
 TOKENS_ENV = "CARDROOM_ENGINE_TOKENS"
+#: The key file an engine without CARDROOM_ENGINE_KEYS keeps under the data directory.
+KEY_FILE = "engine.keys"
 ROLES = (auth.RoleSource(CALLER, TOKENS_ENV),)
 
 
@@ -57,11 +61,40 @@ def prepare(settings: ServerSettings, access: auth.AccessPolicy | None = None) -
         )
     if tokens.parse_keys(os.environ.get(tokens.ENV_VAR, "")):
         return
-    os.environ[tokens.ENV_VAR] = tokens.format_keys({"generated": tokens.new_key()})
+    path = key_file()
+    os.environ[tokens.ENV_VAR] = load_or_create_keys(path)
     log.warning(
-        "no state token key configured; generated one for this run only",
-        hint=f"set {tokens.ENV_VAR}=kid:BASE64KEY so tokens survive restarts and replicas",
+        "no state token key configured; using the one kept in the data directory",
+        path=str(path),
+        hint=f"set {tokens.ENV_VAR}=kid:BASE64KEY to share keys between engine machines",
     )
+
+
+def key_file() -> Path:
+    """Where an engine without configured keys keeps its own (under CARDROOM_DATA_DIR)."""
+    return Path(os.environ.get("CARDROOM_DATA_DIR", DEFAULT_DATA_DIR)) / KEY_FILE
+
+
+def load_or_create_keys(path: Path) -> str:
+    """The CARDROOM_ENGINE_KEYS text kept in ``path``, made once (mode 0600) when absent, so
+    tokens outlive an engine restart: a table's stored token still opens afterwards."""
+    if path.exists():
+        text = path.read_text().strip()
+        tokens.parse_keys(text)  # a damaged file is an error, never silently replaced
+        return text
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = tokens.format_keys({"local": tokens.new_key()})
+    tmp = path.with_suffix(".tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(text + "\n")
+    try:
+        os.link(tmp, path)  # atomic, and never over a key another process made meanwhile
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+    return load_or_create_keys(path)
 
 
 def register_with(

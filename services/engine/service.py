@@ -17,7 +17,16 @@ from typing import Any
 import grpc
 
 from services.common import grpc_errors, limits, wire
-from services.common.fields import MAX_JSON, cards_of, json_object, limited, rules_error, text
+from services.common.fields import (
+    MAX_JSON,
+    cards_of,
+    json_object,
+    limited,
+    room_of,
+    rules_error,
+    text,
+    variant_in_room,
+)
 from services.common.grpc_errors import ServiceError, invalid, missing
 from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import (
@@ -116,54 +125,6 @@ def seat_of(value: int, v: rules.Variant, field: str) -> int:
     if not 0 <= value < v.players:
         raise invalid(RulesReason.NO_SUCH_SEAT, f"{field} {value} is not a seat of {v.name}", field)
     return value
-
-
-def room_of(msg: common_pb2.Room, field: str = "room") -> rules.Room:
-    data: dict[str, Any] = json_object(
-        msg.overrides_json, f"{field}.overrides_json", reason=RulesReason.INVALID_OVERRIDE
-    )
-    for name in ("stake", "max_multiplier", "escape_multiplier"):
-        if name in data:
-            raise invalid(
-                RulesReason.INVALID_OVERRIDE,
-                f"{name} is a room field, not a variant override",
-                f"{field}.overrides_json.{name}",
-            )
-    data["stake"] = msg.stake or 1
-    if msg.HasField("max_multiplier"):
-        data["max_multiplier"] = msg.max_multiplier
-    if msg.HasField("escape_multiplier"):
-        data["escape_multiplier"] = msg.escape_multiplier
-    try:
-        return rules.Room.from_dict(data)
-    except rules.VariantError as exc:
-        # A table setting arrives in overrides_json; stake and the bounds in their own fields.
-        where = f"{field}.overrides_json" if exc.field in rules.TABLE_FIELDS else field
-        raise invalid(RulesReason.INVALID_ROOM, str(exc), f"{where}.{exc.field}") from None
-
-
-def variant_in_room(
-    name: str, room: rules.Room, field: str = "variant", room_field: str = "room"
-) -> rules.Variant:
-    """The variant ``name`` in ``room``: its overrides applied, the game playable to its end
-    and every score within bounds — or INVALID_ARGUMENT naming the field: INVALID_ROOM for
-    the room's own fields (``room.stake``), INVALID_OVERRIDE for a variant override
-    (``room.overrides_json.min_straight``)."""
-    text(name, field)
-    try:
-        base = rules.variant(name)
-    except rules.VariantError as exc:
-        raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), field) from None
-    try:
-        return room.variant_for(base.name)
-    except rules.VariantError as exc:
-        if exc.field in rules.ROOM_FIELDS:
-            raise invalid(RulesReason.INVALID_ROOM, str(exc), f"{room_field}.{exc.field}") from None
-        path = f"{room_field}.overrides_json" + (f".{exc.field}" if exc.field else "")
-        raise invalid(RulesReason.INVALID_OVERRIDE, str(exc), path) from None
-    except (TypeError, ValueError) as exc:
-        path = f"{room_field}.overrides_json"
-        raise invalid(RulesReason.INVALID_OVERRIDE, f"bad override: {exc}", path) from None
 
 
 def deal_of(msg: engine_pb2.Deal, field: str = "deal") -> dict[str, Any]:

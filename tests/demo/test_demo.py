@@ -3,6 +3,7 @@ port is one line, and SIGTERM to it or Ctrl-C to its group leaves no service beh
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
@@ -26,12 +27,15 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def demo_env(tmp_path: Path, engine_port: int, replay_port: int) -> dict[str, str]:
+def demo_env(
+    tmp_path: Path, engine_port: int, replay_port: int, matchmaker_port: int = 0
+) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CARDROOM_")}
     env.update(
         CARDROOM_DATA_DIR=str(tmp_path),
         CARDROOM_ENGINE_PORT=str(engine_port),
         CARDROOM_REPLAY_PORT=str(replay_port),
+        CARDROOM_MATCHMAKER_PORT=str(matchmaker_port or free_port()),
         CARDROOM_LOG_LEVEL="warning",
     )
     return env
@@ -58,7 +62,7 @@ def alive(pid: int) -> bool:
 def running(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], list[int], list[int]]]:
     """``make run`` in its own process group, after its banner: (process, service pids,
     ports)."""
-    ports = [free_port(), free_port()]
+    ports = [free_port(), free_port(), free_port()]
     proc = subprocess.Popen(
         [sys.executable, "-m", "services.demo"],
         env=demo_env(tmp_path, *ports),
@@ -77,7 +81,7 @@ def running(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], list[int], 
             with socket.create_connection(("127.0.0.1", port), timeout=2):
                 pass
         services = children(proc.pid)
-        assert len(services) == 2
+        assert len(services) == 3
         yield proc, services, ports
     finally:
         if proc.poll() is None:
@@ -138,6 +142,25 @@ def test_a_taken_port_is_one_line_and_nothing_starts(tmp_path: Path) -> None:
     assert str(taken) in lines[0] and "CARDROOM_REPLAY_PORT" in lines[0]
 
 
+def test_a_whole_game_against_two_bots_from_the_command_line(
+    running: tuple[subprocess.Popen[str], list[int], list[int]], tmp_path: Path
+) -> None:
+    """The README's game: `cardroom matchmaker play --auto` against the services `make run`
+    started; the seat's stream ends with the game's result."""
+    _, _, ports = running
+    env = demo_env(tmp_path, *ports)
+    proc = subprocess.run(
+        [sys.executable, "-m", "services", "matchmaker", "play", "-t", f"127.0.0.1:{ports[2]}",
+         "-v", "ddz3", "--player", "alice", "--auto", "--think", "0"],
+        env=env, cwd=ROOT, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert any(line.get("table") == "game_over" for line in lines)
+    assert lines[-1].get("table") == "series"
+    assert (tmp_path / "engine.keys").exists()  # the key tokens outlive a restart with
+
+
 def test_bad_port_setting_exits_2(tmp_path: Path) -> None:
     env = demo_env(tmp_path, free_port(), free_port()) | {"CARDROOM_ENGINE_PORT": "x"}
     proc = subprocess.run(
@@ -153,7 +176,7 @@ def test_bad_port_setting_exits_2(tmp_path: Path) -> None:
 
 
 def test_a_service_is_one_entry() -> None:
-    assert [s.name for s in demo.SERVICES] == ["engine", "replay"]
+    assert [s.name for s in demo.SERVICES] == ["engine", "replay", "matchmaker"]
     assert demo.SERVICES[0].port_variable == "CARDROOM_ENGINE_PORT"
 
 

@@ -4,7 +4,9 @@ services use (services/common/auth.py)."""
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -16,6 +18,7 @@ from services.common.grpc_errors import details
 from services.common.server import BackgroundServer
 from services.common.settings import ServerSettings, SettingsError
 from services.engine import server as engine_server
+from services.engine import tokens
 from services.replay import access
 
 CALLER = "engine-caller-token-0001"
@@ -153,3 +156,18 @@ def test_the_replay_service_uses_the_shared_machinery() -> None:
         access.require_writer(alice)
     with pytest.raises(SettingsError, match="replay tokens"):
         access.AccessPolicy.from_lists(writers=["short"])
+
+
+def test_without_keys_the_engine_keeps_one_in_the_data_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Tokens outlive an engine restart: the key made on the first start is reused."""
+    monkeypatch.setenv("CARDROOM_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv(tokens.ENV_VAR, raising=False)
+    engine_server.prepare(settings())
+    first = os.environ[tokens.ENV_VAR]
+    path = tmp_path / engine_server.KEY_FILE
+    assert path.exists() and (path.stat().st_mode & 0o077) == 0
+    monkeypatch.delenv(tokens.ENV_VAR)
+    engine_server.prepare(settings())
+    assert os.environ[tokens.ENV_VAR] == first

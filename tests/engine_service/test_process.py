@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ def served() -> Iterator[Served]:
     # No key configured: the parent makes one and shares it with both workers.
     env = {k: v for k, v in os.environ.items() if k != "CARDROOM_ENGINE_KEYS"}
     env["CARDROOM_LOG_FORMAT"] = "json"
+    env["CARDROOM_DATA_DIR"] = tempfile.mkdtemp(prefix="cardroom-engine-")  # its key file
     cmd = [sys.executable, "-m", "services", "engine", "serve", "--port", str(port)]
     proc = subprocess.Popen(
         [*cmd, "--workers", "2", "--grace", "2"], env=env, stderr=subprocess.PIPE

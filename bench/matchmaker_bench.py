@@ -1,0 +1,253 @@
+"""Matchmaker benchmark: actions/s through the matchmaker next to the engine's own Apply rate
+(same engine process, same run), and the time to seat 1,000 waiting tickets.
+
+* The engine, replay and matchmaker services run as their own processes (one worker each),
+  on a fresh SQLite file and, when one is configured, a fresh PostgreSQL schema.
+* Engine Apply rate: N games at once straight against the engine, one Apply (a timeout, the
+  auto-play move) per action.
+* Matchmaker: N tables of one human with auto-play on and two bots with zero think time; each
+  game ends, the human is ready again and turns auto-play on again.  Every bot move is a
+  GetSeatView and an Apply, and every action one conditional write with its events and
+  outbox row.  Actions/s = Apply calls the matchmaker made per second (its GetStatus).
+* Seating: 1,000 tickets queued in one pool (bot fill never), then one seating pass.
+Goals (issue 10): ≥ 0.3× the engine's Apply rate; 1,000 tickets seated in < 5 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import grpc
+
+from services.common.db import make_engine
+from services.common.migrate import upgrade
+from services.common.wire import (
+    engine_pb2,
+    engine_pb2_grpc,
+    matchmaker_pb2,
+    matchmaker_pb2_grpc,
+)
+from services.engine import tokens
+from services.matchmaker.store import Store
+
+from .common import Context, fmt_rate, fmt_ratio, progress
+from .common import Table as BenchTable
+from .engine_bench import _free_port, _wait_healthy
+from .replay_bench import backends
+
+M = matchmaker_pb2
+VARIANT = "doudizhu3"
+RATIO_GOAL = 0.3
+SEAT_GOAL_S = 5.0
+#: The easy bot plays the engine's own auto-play policy: the figure is the matchmaker's cost,
+#: not a bot's thinking (the bots section times that).
+BOT_LEVEL = "easy"
+#: Games in flight against the bare engine: enough to saturate its one worker.
+ENGINE_GAMES = 16
+
+
+def replay_url(db_url: str) -> str:
+    """Replay's store: on SQLite a file of its own (one SQLite file has one writer at a time,
+    and replay holds it while it re-executes an append); on PostgreSQL the same database."""
+    if db_url.startswith("sqlite:///"):
+        return db_url.replace(".sqlite3", "-replay.sqlite3")
+    return db_url
+
+
+@contextlib.contextmanager
+def services(db_url: str) -> Iterator[tuple[str, str]]:
+    """Engine and replay processes (one worker each) on free ports."""
+    env = dict(os.environ)
+    env[tokens.ENV_VAR] = tokens.format_keys({"bench": tokens.new_key()})
+    env["CARDROOM_DATABASE_URL"] = replay_url(db_url)
+    env["CARDROOM_LOG_LEVEL"] = "warning"
+    procs = []
+    targets = []
+    try:
+        for name in ("engine", "replay"):
+            port = _free_port()
+            cmd = [sys.executable, "-m", "services", name, "serve", "--port", str(port),
+                   "--workers", "1", "--no-access-log"]  # fmt: skip
+            proc = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
+            procs.append(proc)
+            targets.append(f"127.0.0.1:{port}")
+            _wait_healthy(targets[-1], proc)
+        yield targets[0], targets[1]
+    finally:
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            proc.wait(15)
+
+
+async def engine_rate(target: str, duration: float, games: int) -> float:
+    """Apply calls/s of ``games`` auto-played games at once, straight to the engine."""
+    count = 0
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub: Any = engine_pb2_grpc.EngineServiceStub(channel)  # type: ignore[no-untyped-call]
+        end = time.monotonic() + duration
+
+        async def play(i: int) -> None:
+            nonlocal count
+            n = 0
+            while time.monotonic() < end:
+                game = await stub.NewGame(
+                    engine_pb2.NewGameRequest(
+                        variant=VARIANT, deal=engine_pb2.Deal(seed=f"{i}/{n}")
+                    )
+                )
+                n += 1
+                state, view = game.state, game.public_view
+                while time.monotonic() < end:
+                    action = engine_pb2.Action(seat=view.turn, timeout=True)
+                    out = await stub.Apply(engine_pb2.ApplyRequest(state=state, action=action))
+                    count += 1
+                    if out.game_over:
+                        break
+                    state, view = out.state, out.public_view
+
+        start = time.monotonic()
+        await asyncio.gather(*(play(i) for i in range(games)))
+        return count / (time.monotonic() - start)
+
+
+async def matchmaker_rate(target: str, duration: float, tables: int) -> tuple[float, int]:
+    """Apply calls/s the matchmaker makes for ``tables`` auto-played tables; games ended."""
+    games = 0
+    timers = M.Timers(bot_think_ms=0, turn_ms=60_000, bid_ms=60_000, start_ms=600_000)
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub: Any = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)  # type: ignore[no-untyped-call]
+        stop = asyncio.Event()
+
+        async def table(i: int) -> None:
+            nonlocal games
+            player = f"bench-{i}"
+            ticket = await stub.Enqueue(M.EnqueueRequest(
+                player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers,
+                bot_level=BOT_LEVEL))  # fmt: skip
+            while ticket.state != M.TICKET_STATE_SEATED:
+                await asyncio.sleep(0.02)
+                ticket = await stub.GetTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id))
+            ids = {"table_id": ticket.table_id, "player_id": player}
+            stream = stub.Subscribe(M.SubscribeRequest(**ids))
+            await stub.Ready(M.ReadyRequest(**ids))
+            async for ev in stream:
+                if stop.is_set():
+                    break
+                if ev.type == "game_started":
+                    await stub.Act(M.ActRequest(**ids, action=engine_pb2.Action(autoplay=True)))
+                elif ev.type == "series":
+                    games += 1
+                    await stub.Ready(M.ReadyRequest(**ids))
+            stream.cancel()
+
+        tasks = [asyncio.ensure_future(table(i)) for i in range(tables)]
+        await asyncio.sleep(2.0)  # tables form and the first games start
+        status = M.GetStatusRequest()
+        before = (await stub.GetStatus(status)).actions_applied
+        games_before, start = games, time.monotonic()
+        await asyncio.sleep(duration)
+        applied = (await stub.GetStatus(status)).actions_applied - before
+        ended = games - games_before
+        elapsed = time.monotonic() - start
+        stop.set()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return applied / elapsed, ended
+
+
+def seating_time(db_url: str, tickets: int = 1000) -> float:
+    """Seconds one seating pass takes over ``tickets`` queued tickets of one pool."""
+    store = Store(make_engine(db_url))
+    config = {
+        "variant": VARIANT, "players": 3,
+        "room": {"stake": 1, "max_multiplier": None, "escape_multiplier": None,
+                 "overrides_json": "{}"},
+        "timers": {"bid_ms": 30000, "turn_ms": 30000, "start_ms": 30000, "grace_ms": 60000,
+                   "bot_think_ms": 1000},
+        "bot_level": "auto", "private_code": "seating-bench",
+    }  # fmt: skip
+    pool = ""
+    for i in range(tickets):
+        row, _ = store.enqueue(player_id=f"seat-{i}", players=[f"seat-{i}"], config=config,
+                               request_id="", fill_after_ms=-1, ttl_ms=600_000)  # fmt: skip
+        pool = row["pool"]
+    start = time.perf_counter()
+    formed = store.seat_pool(pool)
+    elapsed = time.perf_counter() - start
+    store.engine.dispose()
+    assert len(formed) == tickets // 3, formed
+    return elapsed
+
+
+def run_backend(name: str, db_url: str, duration: float, tables: int) -> dict[str, Any]:
+    upgrade(db_url)
+    if replay_url(db_url) != db_url:
+        upgrade(replay_url(db_url))
+    with services(db_url) as (engine_target, replay_target):
+        progress(f"matchmaker: {name}: engine Apply rate, {ENGINE_GAMES} games at once")
+        engine = asyncio.run(engine_rate(engine_target, duration, ENGINE_GAMES))
+        port = _free_port()
+        env = dict(os.environ)
+        env.update(
+            CARDROOM_DATABASE_URL=db_url, CARDROOM_ENGINE_ADDR=engine_target,
+            CARDROOM_REPLAY_ADDR=replay_target, CARDROOM_LOG_LEVEL="warning",
+        )  # fmt: skip
+        cmd = [sys.executable, "-m", "services", "matchmaker", "serve", "--port", str(port),
+               "--no-access-log"]  # fmt: skip
+        proc = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
+        try:
+            target = f"127.0.0.1:{port}"
+            _wait_healthy(target, proc)
+            progress(f"matchmaker: {name}: {tables} bot tables through the matchmaker")
+            mm, games = asyncio.run(matchmaker_rate(target, duration, tables))
+        finally:
+            proc.terminate()
+            proc.wait(15)
+    progress(f"matchmaker: {name}: seating 1,000 waiting tickets")
+    seat_s = seating_time(db_url)
+    return {"backend": name, "engine": engine, "mm": mm, "games": games, "seat_s": seat_s}
+
+
+def matchmaker_section(ctx: Context) -> list[BenchTable]:
+    duration = 3.0 if ctx.quick else 8.0
+    tables = 48
+    rows = []
+    with backends() as found:
+        for backend in found:
+            rows.append(run_backend(backend.name, backend.url, duration, tables))
+    table = BenchTable(
+        "Matchmaker: bot tables end to end, next to the engine's own Apply rate (same run)",
+        ["backend", "engine Apply/s", "matchmaker actions/s", "ratio", "games", "seat 1,000 s"],
+    )
+    for r in rows:
+        table.rows.append([
+            r["backend"], fmt_rate(r["engine"]), fmt_rate(r["mm"]),
+            fmt_ratio(r["mm"] / r["engine"]), str(r["games"]), f"{r['seat_s']:.2f}",
+        ])  # fmt: skip
+    table.notes.append(
+        f"{VARIANT}; {ENGINE_GAMES} games at once for the engine (one Apply per action), "
+        f"{tables} tables (one auto-play human, two {BOT_LEVEL} bots thinking 0 s) for the "
+        "matchmaker, "
+        f"{duration:g} s each; engine, replay and matchmaker as their own one-worker processes "
+        "(on SQLite, replay in a file of its own: one file has one writer at a time).  A "
+        "matchmaker action is the bot's choice from its seat view (a GetSeatView unless the "
+        "last Apply predicted it), an Apply and one conditional write (events, outbox).  "
+        "Seating: one pass over 1,000 queued tickets of one pool.  Goals: ratio ≥ "
+        f"{RATIO_GOAL}×; seating < {SEAT_GOAL_S:g} s."
+    )
+    return [table]
+
+
+if __name__ == "__main__":
+    with tempfile.TemporaryDirectory() as tmp:
+        print(run_backend("SQLite", f"sqlite:///{tmp}/b.sqlite3", 3.0, 16))

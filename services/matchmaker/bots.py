@@ -1,0 +1,33 @@
+"""Bot moves, chosen from the seat's view only (the view the engine returns for the seat),
+by the bots package: ``make_bot(level, variant, seed).act(view)``.  The matchmaker calls
+nothing but :func:`choose_bot_action`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from services.bots import LEVELS, make_bot
+from services.common.wire import action_message, engine_pb2
+from services.engine import rules
+
+DEFAULT_LEVEL = "normal"
+__all__ = ["DEFAULT_LEVEL", "action_message", "autoplay_move", "choose_bot_action", "view_of"]
+
+
+def view_of(msg: engine_pb2.View) -> rules.SeatView:
+    """The typed view of the engine's View message (its ``view_json``)."""
+    return rules.SeatView.from_dict(json.loads(msg.view_json))
+
+
+def choose_bot_action(level: str, view: rules.SeatView, seed: str) -> rules.Action:
+    """The move of a bot of ``level`` (easy, normal, hard; anything else plays as easy) in
+    ``view``'s seat, which must be the seat to move."""
+    bot = make_bot(level if level in LEVELS else "easy", view.variant, seed)
+    action: rules.Action = bot.act(view)
+    return action
+
+
+def autoplay_move(view: rules.SeatView) -> rules.Action:
+    """The move of a seat with auto-play on (the engine's own auto-play policy)."""
+    return rules.autoplay_action(view, "autoplay")

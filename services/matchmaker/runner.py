@@ -1,0 +1,812 @@
+"""The table runner: every move of every table, whether a seat's Act or a due deadline, in
+the steps of DESIGN.md "How one move flows".
+
+1. Load the table (its seq, seats, latest engine token).
+2. Ask the engine (Apply with the stored token; a bot's or an auto-play seat's move chosen
+   from the seat's view first).  A refusal leaves the table as it was.
+3. One conditional write (store.Store.write): new token and seq, next deadline, the table
+   events (the game's events projected per seat plus table events) and the same engine
+   events in the outbox.  A writer that lost the race writes nothing and starts over.
+4. NOTIFY (PostgreSQL) and a local wake-up; the seat streams read the log.
+
+Deadlines (turn, bid, start, disconnect grace, bot think time) live on the table row as
+``due_ms``; a loop claims due tables (``FOR UPDATE SKIP LOCKED`` and a short lease, so one
+instance works on a table at a time and another takes over once the lease lapses) and runs
+:meth:`Runner.advance`.  The outbox loop delivers engine events to replay's AppendEvents with
+backoff; an engine or replay outage slows or stops nothing but the calls that need it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import secrets
+import uuid
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import grpc
+
+from services.common import logging as clog
+from services.common.grpc_errors import ServiceError, failed
+from services.common.notify import Notifier
+from services.common.reasons import RulesReason, ServiceReason
+from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
+from services.engine import rules
+
+from . import bots
+from .clients import Engine, Replay, Unreachable
+from .store import NOTIFY_CHANNEL, Conflict, Store, Table, Write, bot_seat, now_ms, table_event
+
+log = clog.get_logger("cardroom.matchmaker")
+T = TypeVar("T")
+M = matchmaker_pb2
+
+#: Conditional-write retries before a call gives up with ABORTED CONFLICT.
+MAX_RETRIES = 8
+
+
+def not_found(reason: str, message: str) -> ServiceError:
+    return ServiceError(grpc.StatusCode.NOT_FOUND, reason, message)
+
+
+def engine_down(exc: Unreachable) -> ServiceError:
+    reason = (
+        ServiceReason.ENGINE_UNAVAILABLE
+        if exc.service == "engine"
+        else ServiceReason.REPLAY_UNAVAILABLE
+    )
+    return ServiceError(grpc.StatusCode.UNAVAILABLE, reason, str(exc))
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    #: How often the loops look for due deadlines, seatable pools and outbox rows (seconds).
+    tick_s: float = 0.05
+    #: A claimed deadline is this instance's for this long (the takeover bound).
+    lease_ms: int = 5000
+    #: A queued ticket lives this long unless watched or polled.
+    ticket_ttl_ms: int = 600_000
+    #: Outbox retry backoff: first delay and cap.
+    backoff_ms: int = 200
+    backoff_cap_ms: int = 30_000
+    #: Tables advanced at once by this instance.
+    concurrency: int = 64
+    poll_interval_s: float = 0.25
+    threads: int = 8
+
+
+class Waker(Notifier):
+    """The shared Notifier (LISTEN on PostgreSQL, polling beneath) with asyncio waiters."""
+
+    def __init__(self, engine: Any, loop: asyncio.AbstractEventLoop, poll: float) -> None:
+        self._loop = loop
+        self._futures: dict[str, asyncio.Future[None]] = {}
+        super().__init__(engine, NOTIFY_CHANNEL, poll)
+
+    def _wake(self, key: Any) -> None:
+        super()._wake(key)
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            self._loop.call_soon_threadsafe(self._fire, str(key))
+
+    def _fire(self, key: str) -> None:
+        fut = self._futures.pop(key, None)
+        if fut is not None and not fut.done():
+            fut.set_result(None)
+
+    def future(self, key: str) -> asyncio.Future[None]:
+        fut = self._futures.get(key)
+        if fut is None or fut.done():
+            fut = self._loop.create_future()
+            self._futures[key] = fut
+        return fut
+
+    async def wait(self, key: str, timeout: float) -> None:
+        fut = self.future(key)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(fut), timeout)
+
+
+class Runner:
+    def __init__(
+        self,
+        store: Store,
+        engine: Engine,
+        replay: Replay,
+        settings: RunnerSettings | None = None,
+    ) -> None:
+        self.store = store
+        self.engine = engine
+        self.replay = replay
+        self.settings = settings or RunnerSettings()
+        self.instance = uuid.uuid4().hex[:12]
+        self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self._streams: dict[tuple[str, int], int] = {}
+        self._advancing: set[str] = set()
+        self._again: set[str] = set()
+        #: The view of the seat predicted to move next, from the last Apply (engine seq,
+        #: seat, view): saves a GetSeatView when the prediction holds.
+        self._views: dict[str, tuple[int, int, engine_pb2.View]] = {}
+        self._waker: Waker | None = None
+        self._kick = asyncio.Event()
+        self._outbox_kick = asyncio.Event()
+        self._stopping = False
+        self._sem = asyncio.Semaphore(self.settings.concurrency)
+        self.engine_ok = True
+        self.replay_ok = True
+        #: Engine Apply calls that moved a game on (the bench's actions/s).
+        self.applied = 0
+
+    # ------------------------------------------------------------------ plumbing
+    async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
+
+    @property
+    def waker(self) -> Waker:
+        if self._waker is None:
+            loop = asyncio.get_running_loop()
+            self._waker = Waker(self.store.engine, loop, self.settings.poll_interval_s)
+        return self._waker
+
+    def lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            if len(self._locks) > 10_000:
+                for key in [k for k, v in self._locks.items() if not v.locked()]:
+                    del self._locks[key]
+            lock = self._locks[table_id] = asyncio.Lock()
+        return lock
+
+    def spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def start(self) -> None:
+        """Start the background loops (on the running event loop)."""
+        _ = self.waker
+        self.spawn(self._lifetime())
+        self.spawn(self._loop("deadlines", self._deadlines_once, self._kick))
+        self.spawn(self._loop("seating", self._seating_once, None))
+        self.spawn(self._loop("outbox", self._outbox_once, self._outbox_kick))
+
+    async def _lifetime(self) -> None:
+        """Lives as long as the server's event loop: when the server stops (its loop cancels
+        what is left), the LISTEN thread ends and the database connections close."""
+        try:
+            await asyncio.Event().wait()
+        finally:
+            self._stopping = True
+            if self._waker is not None:
+                self._waker.close()
+            self._pool.shutdown(wait=False)
+            self.store.close()
+
+    async def close(self) -> None:
+        self._stopping = True
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(BaseException):
+                await task
+        if self._waker is not None:
+            self._waker.close()
+        await self.engine.close()
+        await self.replay.close()
+        self._pool.shutdown(wait=False)
+        self.store.close()
+
+    async def _loop(
+        self, name: str, once: Callable[[], Awaitable[bool]], kick: asyncio.Event | None
+    ) -> None:
+        while not self._stopping:
+            busy = False
+            try:
+                busy = await once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("background loop failed; retrying", loop=name)
+                await asyncio.sleep(1.0)
+            if busy:
+                await asyncio.sleep(0)
+                continue
+            if kick is None:
+                await asyncio.sleep(self.settings.tick_s)
+            else:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(kick.wait(), self.settings.tick_s)
+                kick.clear()
+
+    def _wrote(self, table: Table, w: Write, advancing: bool = False) -> None:
+        self.waker.wake(table.table_id)
+        if w.outbox:
+            self._outbox_kick.set()
+        if advancing:
+            return  # the table's advance loop looks again itself
+        if table.due_ms is not None and table.due_ms <= now_ms() + 5:
+            self.spawn(self.advance(table.table_id))
+
+    # ------------------------------------------------------------------ loops
+    async def _deadlines_once(self) -> bool:
+        ids = await self.db(self.store.claim_due, self.settings.concurrency, self.settings.lease_ms)
+        for table_id in ids:
+            self.spawn(self._advance_bounded(table_id))
+        return False
+
+    async def _advance_bounded(self, table_id: str) -> None:
+        async with self._sem:
+            await self.advance(table_id)
+
+    async def _seating_once(self) -> bool:
+        await self.db(self.store.expire)
+        for pool in await self.db(self.store.pools_due):
+            formed = await self.db(self.store.seat_pool, pool)
+            for table_id in formed:
+                self.waker.wake(table_id)
+        return False
+
+    async def _outbox_once(self) -> bool:
+        rows = await self.db(self.store.claim_outbox, 200, 10_000)
+        if not rows:
+            return False
+        by_game: dict[str, list[Any]] = {}
+        for r in rows:
+            by_game.setdefault(r.game_id, []).append(r)
+
+        async def deliver(game_rows: list[Any]) -> None:
+            """The game's claimed rows as one append (their events are consecutive); after a
+            SEQ_CONFLICT (an earlier attempt was stored but not yet deleted here, or another
+            instance delivered) the rows replay already holds are dropped."""
+            requests = [replay_pb2.AppendEventsRequest.FromString(r.body) for r in game_rows]
+            merged = replay_pb2.AppendEventsRequest(
+                game_id=requests[0].game_id,
+                expected_seq=requests[0].expected_seq,
+                events=[e for q in requests for e in q.events],
+            )
+            last = merged.events[-1].envelope.seq
+            merged.request_id = f"{requests[0].request_id}-{last}"
+            first = game_rows[0]
+            try:
+                await self.replay.append(merged)
+                self.replay_ok = True
+                await self.db(self.store.delivered, [r.id for r in game_rows])
+                return
+            except ServiceError as exc:
+                error: Exception = exc
+                if exc.reason == ServiceReason.SEQ_CONFLICT:
+                    with contextlib.suppress(Unreachable, ServiceError):
+                        head = await self.replay.head_seq(first.game_id)
+                        stored = [
+                            r.id for r, q in zip(game_rows, requests, strict=True)
+                            if q.events[-1].envelope.seq <= head
+                        ]  # fmt: skip
+                        if stored:
+                            await self.db(self.store.delivered, stored)
+                            return
+            except Unreachable as exc:
+                self.replay_ok = False
+                error = exc
+            attempts = first.attempts + 1
+            delay = min(
+                self.settings.backoff_cap_ms, self.settings.backoff_ms * 2 ** min(attempts - 1, 16)
+            )
+            log.warning(
+                "replay append failed; will retry",
+                game_id=first.game_id, first_seq=first.first_seq, attempts=attempts,
+                error=str(error)[:200],
+            )  # fmt: skip
+            await self.db(self.store.retry_later, first.game_id, first.id, attempts, delay,
+                          str(error))  # fmt: skip
+
+        await asyncio.gather(*(deliver(g) for g in by_game.values()))
+        return len(rows) >= 200
+
+    # ------------------------------------------------------------------ tables
+    async def load(self, table_id: str) -> Table:
+        table = await self.db(self.store.load, table_id)
+        if table is None:
+            raise not_found(ServiceReason.TABLE_NOT_FOUND, f"no table {table_id!r}")
+        return table
+
+    @staticmethod
+    def seat_or_refuse(table: Table, player_id: str) -> int:
+        seat = table.seat_of(player_id)
+        if seat is None:
+            raise failed(
+                ServiceReason.NOT_SEATED, f"{player_id!r} has no seat at table {table.table_id}"
+            )
+        return seat
+
+    async def commit(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> Table:
+        table = await self.db(self.store.write, table, old_seq, w)
+        self._wrote(table, w, advancing)
+        return table
+
+    async def mutate(
+        self, table_id: str, change: Callable[[Table], Awaitable[Write | None]]
+    ) -> Table:
+        """Load, change and write conditionally, again on a lost race."""
+        async with self.lock(table_id):
+            for _ in range(MAX_RETRIES):
+                table = await self.load(table_id)
+                old = table.seq
+                w = await change(table)
+                if w is None:
+                    return table
+                try:
+                    return await self.commit(table, old, w)
+                except Conflict:
+                    continue
+        raise ServiceError(
+            grpc.StatusCode.ABORTED, ServiceReason.CONFLICT, "the table kept moving; retry"
+        )
+
+    # ------------------------------------------------------------------ engine steps
+    def _token(self, table: Table) -> engine_pb2.GameToken:
+        return engine_pb2.GameToken(
+            game_id=table.game_id or "", seq=table.engine_seq, token=table.token or b""
+        )
+
+    def _room(self, table: Table) -> common_pb2.Room:
+        room = table.config["room"]
+        msg = common_pb2.Room(stake=room["stake"], overrides_json=room.get("overrides_json", ""))
+        if room.get("max_multiplier") is not None:
+            msg.max_multiplier = room["max_multiplier"]
+        if room.get("escape_multiplier") is not None:
+            msg.escape_multiplier = room["escape_multiplier"]
+        return msg
+
+    def _set_turn(self, table: Table, view: engine_pb2.View, now: int, w: Write) -> None:
+        """The seat to move and its deadline after the game changed to ``view``."""
+        if not view.HasField("turn") or view.phase == engine_pb2.PHASE_OVER:
+            table.turn, table.turn_deadline_ms = None, None
+            return
+        seat = view.turn
+        s = table.seats[seat]
+        timers = table.config["timers"]
+        table.turn = seat
+        if s["bot"]:
+            table.turn_deadline_ms = now + int(timers["bot_think_ms"])
+            return
+        if s["autoplay"]:
+            table.turn_deadline_ms = now
+            return
+        kind = "bid" if view.phase == engine_pb2.PHASE_BIDDING else "turn"
+        table.turn_deadline_ms = now + int(timers[f"{kind}_ms"])
+        w.events.append(
+            (None, table_event("deadline", {"seat": seat, "kind": kind,
+                                            "deadline_ms": table.turn_deadline_ms}))
+        )  # fmt: skip
+
+    def _game_events(self, events: Any, w: Write) -> None:
+        for e in events:
+            vis = e.envelope.visibility
+            if vis == common_pb2.VISIBILITY_AUDITOR:
+                continue  # the header: its seed reveals every hand; replay keeps it
+            to = e.envelope.seat if vis == common_pb2.VISIBILITY_SEAT else None
+            w.events.append((to, M.TableEvent(type="game", game_event=e)))
+
+    async def _start_game(self, table: Table, w: Write) -> None:
+        v = rules.variant(table.variant)
+        table.game_no += 1
+        game_id = f"{table.table_id}.{table.game_no}"
+        request = engine_pb2.NewGameRequest(
+            variant=table.variant,
+            room=self._room(table),
+            deal=engine_pb2.Deal(seed=secrets.token_hex(16)),
+            game_id=game_id,
+            players=[s["player_id"] for s in table.seats],
+            table=engine_pb2.TableRef(id=table.table_id, game_no=table.game_no),
+        )
+        if v.bidding and v.rotate_first_bidder and table.first_bidder is not None:
+            request.first_bidder = (table.first_bidder + 1) % v.players
+        response = await self.engine.new_game(request)
+        now = now_ms()
+        table.state = "playing"
+        table.game_id = game_id
+        table.token = response.state.token
+        table.engine_seq = response.state.seq
+        table.start_deadline_ms = None
+        if v.bidding and response.public_view.HasField("turn"):
+            table.first_bidder = response.public_view.turn
+        w.events.append(
+            (None, table_event("game_started", {
+                "game_id": game_id, "game_no": table.game_no,
+                "players": [s["player_id"] for s in table.seats],
+            }))
+        )  # fmt: skip
+        self._game_events(response.events, w)
+        w.outbox.append(self._append_request(game_id, response.events))
+        self._set_turn(table, response.public_view, now, w)
+
+    @staticmethod
+    def _append_request(game_id: str, events: Any) -> replay_pb2.AppendEventsRequest:
+        first = events[0].envelope.seq
+        return replay_pb2.AppendEventsRequest(
+            game_id=game_id,
+            expected_seq=first - 1,
+            events=list(events),
+            request_id=f"mm:{game_id}:{first}",
+        )
+
+    async def _apply(
+        self,
+        table: Table,
+        action: engine_pb2.Action,
+        actor: str,
+        cause: Any,
+        w: Write,
+        view_seat: int | None = None,
+    ) -> engine_pb2.ApplyResponse:
+        request = engine_pb2.ApplyRequest(
+            state=self._token(table), action=action, actor=actor, cause=cause
+        )
+        if table.turn_deadline_ms is not None and table.turn is not None:
+            request.turn_deadline.FromMilliseconds(table.turn_deadline_ms)
+        predicted = None
+        if view_seat is not None:
+            request.view_seat = view_seat
+        else:  # the next seat in turn order: its view spares a GetSeatView if it moves next
+            predicted = (action.seat + 1) % len(table.seats)
+            request.view_seat = predicted
+        response = await self.engine.apply(request)
+        self.engine_ok = True
+        self.applied += 1
+        now = now_ms()
+        table.token = response.state.token
+        table.engine_seq = response.state.seq
+        if response.events:
+            self._game_events(response.events, w)
+            w.outbox.append(self._append_request(table.game_id or "", response.events))
+        kind = action.WhichOneof("kind")
+        if kind == "autoplay":
+            table.seats[action.seat]["autoplay"] = action.autoplay
+        if response.game_over:
+            self._finish_game(table, response, now, w)
+        elif kind != "autoplay" or table.turn == action.seat:
+            self._set_turn(table, response.public_view, now, w)
+        if predicted is not None and response.HasField("seat_view"):
+            self._views[table.table_id] = (table.engine_seq, predicted, response.seat_view)
+        return response
+
+    def _finish_game(
+        self, table: Table, response: engine_pb2.ApplyResponse, now: int, w: Write
+    ) -> None:
+        s = response.settlement
+        scores = list(s.scores)
+        for seat, score in zip(table.seats, scores, strict=False):
+            seat["total"] += int(score)
+        table.last_scores = scores
+        table.last_settlement = s.settlement_json
+        w.events.append(
+            (None, table_event("game_over", {
+                "game_id": table.game_id, "game_no": table.game_no, "scores": scores,
+                "settlement": json.loads(s.settlement_json or "{}"),
+            }))
+        )  # fmt: skip
+        w.events.append(
+            (None, table_event("series", {
+                "games": table.game_no, "totals": [x["total"] for x in table.seats],
+            }))
+        )  # fmt: skip
+        table.state = "waiting"
+        table.game_id, table.token, table.engine_seq = None, None, 0
+        table.turn, table.turn_deadline_ms = None, None
+        for seat in table.seats:
+            seat["ready"] = seat["bot"]
+            seat["autoplay"] = False
+        if s.HasField("escaper") and not table.seats[s.escaper]["bot"]:
+            self._remove(table, s.escaper, "escaped", w)
+        table.start_deadline_ms = now + int(table.config["timers"]["start_ms"])
+        self._close_if_empty(table, w)
+
+    def _remove(self, table: Table, seat: int, why: str, w: Write) -> None:
+        """The human in ``seat`` leaves the table (his hold ends); a bot takes the seat."""
+        old = table.seats[seat]
+        w.release.append(old["player_id"])
+        w.events.append(
+            (None, table_event("player_left", {"seat": seat, "player_id": old["player_id"],
+                                               "why": why}))
+        )  # fmt: skip
+        new = bot_seat(table.config["bot_level"])
+        table.seats[seat] = new
+        w.events.append(
+            (None, table_event("bot_joined", {"seat": seat, "player_id": new["player_id"],
+                                              "bot": True}))
+        )  # fmt: skip
+
+    def _close_if_empty(self, table: Table, w: Write) -> None:
+        if table.humans() or table.state == "closed":
+            return
+        if table.state == "playing":
+            return  # closes when the game ends (bots finish it)
+        table.state = "closed"
+        table.start_deadline_ms = None
+        w.events.append((None, table_event("table_closed", {"games": table.game_no})))
+
+    # ------------------------------------------------------------------ due work
+    async def advance(self, table_id: str) -> None:
+        """Do whatever is due at the table, repeatedly, until nothing is.  One loop per table
+        in this process: a wake-up while it runs makes it look once more."""
+        if table_id in self._advancing:
+            self._again.add(table_id)
+            return
+        self._advancing.add(table_id)
+        table: Table | None = None
+        try:
+            for _ in range(100_000):
+                try:
+                    progressed, table = await self._advance_once(table_id, table)
+                except Unreachable as exc:
+                    self.engine_ok = False
+                    log.warning("engine unreachable; the table waits", table_id=table_id,
+                                error=str(exc)[:200])  # fmt: skip
+                    await self.db(self.store.lease, table_id, now_ms() + 1000)
+                    return
+                except ServiceError as exc:
+                    log.error("a due action was refused", table_id=table_id, reason=exc.reason,
+                              error=exc.message[:200])  # fmt: skip
+                    await self.db(self.store.lease, table_id, now_ms() + self.settings.lease_ms)
+                    return
+                if not progressed:
+                    if table_id not in self._again:
+                        return
+                    self._again.discard(table_id)
+                    table = None
+        finally:
+            self._advancing.discard(table_id)
+            self._again.discard(table_id)
+            self._views.pop(table_id, None)
+
+    async def _advance_once(self, table_id: str, cached: Table | None) -> tuple[bool, Table | None]:
+        """One due step.  ``cached`` is the table as this loop last wrote it: if another
+        writer moved it meanwhile, the conditional write fails and the table is reloaded."""
+        async with self.lock(table_id):
+            table = cached or await self.db(self.store.load, table_id)
+            if table is None or table.due_ms is None or table.due_ms > now_ms():
+                return False, None
+            old = table.seq
+            w = Write()
+            await self._due(table, w)
+            try:
+                return True, await self.commit(table, old, w, advancing=True)
+            except Conflict:
+                return True, None  # someone else moved it: look again
+
+    async def _due(self, table: Table, w: Write) -> None:
+        now = now_ms()
+        graced = [
+            i for i, s in enumerate(table.seats)
+            if s.get("grace_ms") is not None and s["grace_ms"] <= now
+        ]  # fmt: skip
+        if table.state == "waiting":
+            if graced:
+                for i in graced:
+                    self._remove(table, i, "disconnected", w)
+                self._close_if_empty(table, w)
+            elif all(s["ready"] for s in table.seats):
+                await self._start_game(table, w)
+            elif table.start_deadline_ms is not None and table.start_deadline_ms <= now:
+                for i, s in enumerate(table.seats):
+                    if not s["ready"]:
+                        self._remove(table, i, "not_ready", w)
+                self._close_if_empty(table, w)
+            return
+        if table.state != "playing":
+            return
+        if graced:
+            seat = graced[0]
+            table.seats[seat]["grace_ms"] = None
+            action = engine_pb2.Action(seat=seat, leave=True)
+            await self._apply(table, action, table.seats[seat]["player_id"],
+                              common_pb2.CAUSE_DISCONNECT, w)  # fmt: skip
+            return
+        if table.turn is None or table.turn_deadline_ms is None:
+            table.turn_deadline_ms = None
+            return
+        seat = table.turn
+        s = table.seats[seat]
+        if s["bot"] or s["autoplay"]:
+            known = self._views.pop(table.table_id, None)
+            if known is not None and known[0] == table.engine_seq and known[1] == seat:
+                msg = known[2]
+            else:
+                msg = await self.engine.seat_view(self._token(table), seat)
+            view = bots.view_of(msg)
+            if s["bot"]:
+                chosen = bots.choose_bot_action(
+                    s["player_id"].split(":")[1], view, f"{table.game_id}:{table.engine_seq}"
+                )
+                cause = common_pb2.CAUSE_BOT
+            else:
+                chosen = bots.autoplay_move(view)
+                cause = common_pb2.CAUSE_AUTOPLAY
+            await self._apply(table, bots.action_message(chosen), s["player_id"], cause, w)
+            return
+        action = engine_pb2.Action(seat=seat, timeout=True)
+        await self._apply(table, action, s["player_id"], common_pb2.CAUSE_TIMEOUT, w)
+
+    # ------------------------------------------------------------------ seat calls
+    async def act(self, request: M.ActRequest) -> M.ActResponse:
+        table_id, player = request.table_id, request.player_id
+        digest = b""
+        if request.request_id:
+            digest = hashlib.sha256(
+                player.encode() + b"\x00" + request.action.SerializeToString(deterministic=True)
+            ).digest()
+            stored = await self.db(self.store.request, table_id, request.request_id)
+            if stored is not None:
+                return self._replayed(stored, digest)
+        result: list[M.ActResponse] = []
+
+        async def change(table: Table) -> Write | None:
+            if request.request_id:  # a concurrent retry may have landed while we waited
+                stored = await self.db(self.store.request, table_id, request.request_id)
+                if stored is not None:
+                    result[:] = [self._replayed(stored, digest)]
+                    return None
+            seat = self.seat_or_refuse(table, player)
+            if request.HasField("expected_seq") and request.expected_seq != table.seq:
+                raise ServiceError(
+                    grpc.StatusCode.ABORTED, ServiceReason.STALE_SEQ,
+                    f"the table is at seq {table.seq}, not {request.expected_seq}",
+                )  # fmt: skip
+            if table.state != "playing" or table.token is None:
+                raise failed(ServiceReason.NOT_READY, "no game is running at this table")
+            action = engine_pb2.Action()
+            action.CopyFrom(request.action)
+            action.seat = seat
+            if action.WhichOneof("kind") in ("leave", "timeout"):
+                raise ServiceError(
+                    grpc.StatusCode.INVALID_ARGUMENT, RulesReason.BAD_ACTION,
+                    "leave with LeaveTable; timeouts are the table's", "action",
+                )  # fmt: skip
+            w = Write()
+            try:
+                response = await self._apply(table, action, player, common_pb2.CAUSE_PLAYER, w,
+                                             view_seat=seat)  # fmt: skip
+            except Unreachable as exc:
+                self.engine_ok = False
+                raise engine_down(exc) from None
+            out = M.ActResponse(
+                game_over=response.game_over,
+                view=response.seat_view,
+                events=[ev for to, ev in w.events if rules.may_see(to, seat)],
+            )
+            if response.game_over:
+                out.settlement.CopyFrom(response.settlement)
+            if request.request_id:
+                w.request = (table_id, request.request_id, digest, out)
+            result.clear()
+            result.append(out)
+            return w
+
+        try:
+            table = await self.mutate(table_id, change)
+        except Conflict:  # pragma: no cover - mutate retries
+            raise
+        except ServiceError as exc:
+            if exc.reason == ServiceReason.CONFLICT and request.HasField("expected_seq"):
+                raise ServiceError(
+                    grpc.StatusCode.ABORTED, ServiceReason.STALE_SEQ, exc.message
+                ) from None
+            raise
+        out = result[0]
+        if not out.seq:
+            out.seq = table.seq
+        return out
+
+    def _replayed(self, stored: Any, digest: bytes) -> M.ActResponse:
+        if bytes(stored.body_hash) != digest:
+            raise failed(
+                ServiceReason.REQUEST_ID_REUSED, "this request id was used for another action"
+            )
+        response: M.ActResponse = M.ActResponse.FromString(stored.response)
+        return response
+
+    async def ready(self, table_id: str, player: str) -> Table:
+        async def change(table: Table) -> Write | None:
+            seat = self.seat_or_refuse(table, player)
+            if table.state == "closed":
+                raise failed(ServiceReason.TABLE_CLOSED, "the table is closed")
+            if table.state != "waiting" or table.seats[seat]["ready"]:
+                return None
+            table.seats[seat]["ready"] = True
+            w = Write()
+            w.events.append((None, table_event("ready", {"seat": seat})))
+            return w
+
+        return await self.mutate(table_id, change)
+
+    async def leave(self, table_id: str, player: str) -> Table:
+        async def change(table: Table) -> Write | None:
+            seat = self.seat_or_refuse(table, player)
+            w = Write()
+            if table.state == "playing" and table.token is not None:
+                action = engine_pb2.Action(seat=seat, leave=True)
+                try:
+                    await self._apply(table, action, player, common_pb2.CAUSE_PLAYER, w)
+                except Unreachable as exc:
+                    raise engine_down(exc) from None
+                if table.seat_of(player) == seat:  # not an escape the rules recorded
+                    self._remove(table, seat, "left", w)
+            else:
+                self._remove(table, seat, "left", w)
+                self._close_if_empty(table, w)
+            return w
+
+        return await self.mutate(table_id, change)
+
+    async def hint(self, table_id: str, player: str) -> engine_pb2.GetHintResponse:
+        table = await self.load(table_id)
+        seat = self.seat_or_refuse(table, player)
+        if table.state != "playing" or table.token is None:
+            raise failed(ServiceReason.NOT_READY, "no game is running at this table")
+        try:
+            return await self.engine.hint(self._token(table), seat)
+        except Unreachable as exc:
+            raise engine_down(exc) from None
+
+    async def seat_view(self, table: Table, seat: int) -> engine_pb2.View | None:
+        if table.state != "playing" or table.token is None:
+            return None
+        try:
+            return await self.engine.seat_view(self._token(table), seat)
+        except Unreachable as exc:
+            raise engine_down(exc) from None
+
+    # ------------------------------------------------------------------ connections
+    async def connected(self, table_id: str, seat: int, player: str) -> None:
+        key = (table_id, seat)
+        self._streams[key] = self._streams.get(key, 0) + 1
+
+        async def change(table: Table) -> Write | None:
+            if table.seat_of(player) != seat:
+                return None
+            s = table.seats[seat]
+            was = s["connected"]
+            s["connected"], s["grace_ms"] = True, None
+            if was is True:
+                return None
+            w = Write()
+            kind = "connected" if was is None else "reconnected"
+            w.events.append((None, table_event(kind, {"seat": seat})))
+            return w
+
+        await self.mutate(table_id, change)
+
+    async def disconnected(self, table_id: str, seat: int, player: str) -> None:
+        key = (table_id, seat)
+        left = self._streams.get(key, 1) - 1
+        if left > 0:
+            self._streams[key] = left
+            return
+        self._streams.pop(key, None)
+        if self._stopping:
+            return
+
+        async def change(table: Table) -> Write | None:
+            if table.seat_of(player) != seat or table.state == "closed":
+                return None
+            s = table.seats[seat]
+            if s["connected"] is False:
+                return None
+            s["connected"] = False
+            grace = int(table.config["timers"]["grace_ms"])
+            s["grace_ms"] = now_ms() + grace
+            w = Write()
+            w.events.append(
+                (None, table_event("disconnected", {"seat": seat, "grace_ms": s["grace_ms"]}))
+            )
+            return w
+
+        with contextlib.suppress(ServiceError):
+            await self.mutate(table_id, change)

@@ -1,0 +1,136 @@
+"""The matchmaker's composition root: configuration, store, engine and replay clients, the
+runner's loops, the servicer and the shared server runner.
+
+    cardroom db upgrade
+    cardroom matchmaker serve --port 50053 --engine 127.0.0.1:50051 --replay 127.0.0.1:50052
+
+One worker per instance (the runner's loops and stream bookkeeping are per process; several
+instances share the database, which is the next issue).  The process starts and serves health
+while the engine or replay service is down; GetStatus and the log say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import grpc
+
+from services.common import logging as clog
+from services.common.db import default_url, make_engine
+from services.common.migrate import pending
+from services.common.server import ServiceSpec, serve
+from services.common.settings import ServerSettings, SettingsError, from_args
+
+from .access import Access
+from .clients import Engine, Replay
+from .runner import Runner, RunnerSettings
+from .service import MatchmakerServicer, add_to_server
+from .store import Store
+
+ENGINE_ADDR_ENV = "CARDROOM_ENGINE_ADDR"
+REPLAY_ADDR_ENV = "CARDROOM_REPLAY_ADDR"
+ENGINE_TOKEN_ENV = "CARDROOM_MATCHMAKER_ENGINE_TOKEN"
+REPLAY_TOKEN_ENV = "CARDROOM_MATCHMAKER_REPLAY_TOKEN"
+TICKET_TTL_ENV = "CARDROOM_MATCHMAKER_TICKET_TTL_S"
+LEASE_ENV = "CARDROOM_MATCHMAKER_LEASE_S"
+
+
+@dataclass(frozen=True)
+class MatchmakerConfig:
+    database_url: str
+    engine_addr: str = "127.0.0.1:50051"
+    replay_addr: str = "127.0.0.1:50052"
+    engine_token: str = ""
+    replay_token: str = ""
+    access: Access = field(default_factory=lambda: Access.from_env({}))
+    runner: RunnerSettings = field(default_factory=RunnerSettings)
+
+    @classmethod
+    def from_env(cls, args: argparse.Namespace | None = None) -> MatchmakerConfig:
+        env = os.environ
+
+        def seconds(name: str, default: float, low: float, high: float) -> float:
+            raw = env.get(name, "")
+            if not raw.strip():
+                return default
+            try:
+                value = float(raw)
+            except ValueError:
+                raise SettingsError(f"{name}={raw!r} is not a number of seconds") from None
+            if not low <= value <= high:
+                raise SettingsError(f"{name} must be {low}–{high} seconds")
+            return value
+
+        runner = RunnerSettings(
+            ticket_ttl_ms=int(seconds(TICKET_TTL_ENV, 600, 1, 86400) * 1000),
+            lease_ms=int(seconds(LEASE_ENV, 5, 0.5, 600) * 1000),
+        )
+        engine_addr = getattr(args, "engine", None) or env.get(ENGINE_ADDR_ENV, "")
+        replay_addr = getattr(args, "replay", None) or env.get(REPLAY_ADDR_ENV, "")
+        return cls(
+            database_url=default_url(),
+            engine_addr=engine_addr.strip() or "127.0.0.1:50051",
+            replay_addr=replay_addr.strip() or "127.0.0.1:50052",
+            engine_token=env.get(ENGINE_TOKEN_ENV, "").strip(),
+            replay_token=env.get(REPLAY_TOKEN_ENV, "").strip(),
+            access=Access.from_env(),
+            runner=runner,
+        )
+
+
+def build(config: MatchmakerConfig) -> MatchmakerServicer:
+    """A servicer with its runner (call on the server's event loop; starts the loops)."""
+    store = Store(make_engine(config.database_url))
+    runner = Runner(
+        store,
+        Engine(config.engine_addr, config.engine_token),
+        Replay(config.replay_addr, config.replay_token),
+        config.runner,
+    )
+    runner.start()
+    return MatchmakerServicer(runner, config.access)
+
+
+def register_with(
+    config: MatchmakerConfig | None, server: grpc.aio.Server, settings: ServerSettings
+) -> Sequence[str]:
+    config = config or MatchmakerConfig.from_env()
+    servicer = build(config)
+    if config.access.open:
+        clog.get_logger("cardroom.matchmaker").warning(
+            "no matchmaker credentials configured: every caller may act for every player",
+            hint="set CARDROOM_MATCHMAKER_BACKEND_TOKENS and CARDROOM_MATCHMAKER_JWT_KEY",
+        )
+    return add_to_server(server, servicer)
+
+
+def make_spec(config: MatchmakerConfig | None = None) -> ServiceSpec:
+    return ServiceSpec(name="matchmaker", register=functools.partial(register_with, config))
+
+
+def serve_main(args: argparse.Namespace) -> int:
+    try:
+        settings = from_args("matchmaker", args)
+        config = MatchmakerConfig.from_env(args)
+    except SettingsError as exc:
+        print(f"cardroom matchmaker serve: error: {exc}", file=sys.stderr)
+        return 2
+    if settings.workers != 1:
+        # The runner's stream bookkeeping is per process: one worker per instance.
+        settings = settings.replace(workers=1)
+    try:
+        behind = pending(config.database_url)
+    except Exception as exc:
+        print(f"cardroom matchmaker serve: error: cannot open the database: {exc}",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    if behind is not None:
+        print(f"cardroom matchmaker serve: error: {behind}; run `cardroom db upgrade` first",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    return serve(make_spec(config), settings)

@@ -1,0 +1,450 @@
+"""The matchmaker's gRPC servicer: checks every field, converts messages, and calls the runner
+(services/matchmaker/runner.py) and the store.  It holds no table state of its own: every call
+reads the database, so any instance can serve it.
+
+Every refusal is a ServiceError with a reason; the engine's reasons pass through unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import grpc
+
+from services.common import grpc_errors, limits
+from services.common import logging as clog
+from services.common.fields import room_of, variant_in_room
+from services.common.grpc_errors import ServiceError, failed, invalid, missing
+from services.common.reasons import ServiceReason
+from services.common.server import add_service
+from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2
+from services.engine import rules
+
+from . import access as acc
+from .bots import DEFAULT_LEVEL
+from .clients import Unreachable
+from .runner import Runner, engine_down, not_found
+from .store import HeldError, Table, now_ms
+
+M = matchmaker_pb2
+SERVICE = M.DESCRIPTOR.services_by_name["MatchmakerService"]
+SERVICE_NAME = SERVICE.full_name
+log = clog.get_logger("cardroom.matchmaker")
+
+DEFAULT_BOT_FILL_MS = 10_000
+MAX_TIMER_MS = 24 * 3600 * 1000
+MAX_CODE = 64
+MAX_LEVEL = 32
+TICKET_STATES = {
+    "queued": M.TICKET_STATE_QUEUED,
+    "seated": M.TICKET_STATE_SEATED,
+    "cancelled": M.TICKET_STATE_CANCELLED,
+    "expired": M.TICKET_STATE_EXPIRED,
+}
+TABLE_STATES = {
+    "waiting": M.TABLE_STATE_WAITING,
+    "playing": M.TABLE_STATE_PLAYING,
+    "closed": M.TABLE_STATE_CLOSED,
+}
+STATE_NAMES = {v: k for k, v in TABLE_STATES.items()}
+
+rpc = grpc_errors.refusing((ServiceError, limits.LimitError), lambda e: as_error(e))
+
+
+def as_error(exc: Exception) -> ServiceError:
+    if isinstance(exc, ServiceError):
+        return exc
+    if isinstance(exc, limits.LimitError):
+        if exc.missing:
+            return missing(exc.field)
+        return invalid(exc.reason, str(exc), exc.field)
+    return invalid(ServiceReason.INVALID_FIELD, str(exc))  # pragma: no cover
+
+
+def _ts(ms: int | None, msg: Any) -> None:
+    if ms is not None:
+        msg.FromMilliseconds(int(ms))
+
+
+# --------------------------------------------------------------------------- conversions
+def ticket_message(row: dict[str, Any]) -> M.Ticket:
+    players = list(row["players"])
+    msg = M.Ticket(
+        ticket_id=row["ticket_id"],
+        player_id=row["player_id"],
+        party=players[1:],
+        variant=row["variant"],
+        state=TICKET_STATES.get(row["state"], M.TICKET_STATE_UNSPECIFIED),
+        table_id=row["table_id"] or "",
+        seats=list(row["seats"] or []),
+    )
+    _ts(row["created_ms"], msg.created_at)
+    _ts(row["expires_ms"], msg.expires_at)
+    return msg
+
+
+def seat_messages(table: Table) -> list[M.Seat]:
+    return [
+        M.Seat(
+            seat=i,
+            player_id=s["player_id"],
+            bot=s["bot"],
+            ready=s["ready"],
+            connected=bool(s["connected"]) or s["bot"],
+            autoplay=s["autoplay"],
+            total=s["total"],
+        )
+        for i, s in enumerate(table.seats)
+    ]
+
+
+def room_message(config: dict[str, Any]) -> common_pb2.Room:
+    room = config["room"]
+    msg = common_pb2.Room(stake=room["stake"], overrides_json=room.get("overrides_json", ""))
+    if room.get("max_multiplier") is not None:
+        msg.max_multiplier = room["max_multiplier"]
+    if room.get("escape_multiplier") is not None:
+        msg.escape_multiplier = room["escape_multiplier"]
+    return msg
+
+
+def snapshot(table: Table, seat: int, view: engine_pb2.View | None) -> M.TableSnapshot:
+    msg = M.TableSnapshot(
+        table_id=table.table_id,
+        variant=table.variant,
+        state=TABLE_STATES.get(table.state, M.TABLE_STATE_UNSPECIFIED),
+        seq=table.seq,
+        seats=seat_messages(table),
+        seat=seat,
+        game_id=table.game_id or "",
+        game_no=table.game_no,
+        last_scores=list(table.last_scores or []),
+        last_settlement_json=table.last_settlement or "",
+        room=room_message(table.config),
+    )
+    if view is not None:
+        msg.view.CopyFrom(view)
+    if table.state == "playing" and table.turn_deadline_ms is not None:
+        _ts(table.turn_deadline_ms, msg.deadline)
+        msg.deadline_kind = "turn"
+    elif table.state == "waiting" and table.start_deadline_ms is not None:
+        _ts(table.start_deadline_ms, msg.deadline)
+        msg.deadline_kind = "start"
+    return msg
+
+
+def _timer(msg: M.Timers, name: str, default: int) -> int:
+    if not msg.HasField(name):
+        return default
+    value = int(getattr(msg, name))
+    if not 0 <= value <= MAX_TIMER_MS:
+        raise invalid(
+            ServiceReason.INVALID_FIELD, f"timers.{name} must be 0–{MAX_TIMER_MS}", f"timers.{name}"
+        )
+    return value
+
+
+def config_of(request: M.EnqueueRequest) -> tuple[dict[str, Any], rules.Variant]:
+    """The table configuration a ticket asks for (checked), and its variant in its room."""
+    room = room_of(request.room)
+    v = variant_in_room(request.variant, room)
+    level = request.bot_level or DEFAULT_LEVEL
+    limits.check_id(level, "bot_level", MAX_LEVEL)
+    if ":" in level:
+        raise invalid(ServiceReason.INVALID_FIELD, "bot_level must not contain ':'", "bot_level")
+    code = limits.check_id(request.private_code, "private_code", MAX_CODE, required=False)
+    t = request.timers
+    defaults = room.timers  # the room's table settings (RULES.md §6 defaults)
+    timers = {
+        "bid_ms": _timer(t, "bid_ms", defaults.bid_timeout_s * 1000),
+        "turn_ms": _timer(t, "turn_ms", defaults.turn_timeout_s * 1000),
+        "start_ms": _timer(t, "start_ms", defaults.start_timeout_s * 1000),
+        "grace_ms": _timer(t, "grace_ms", defaults.disconnect_grace_s * 1000),
+        "bot_think_ms": _timer(t, "bot_think_ms", 1000),
+    }
+    stored_room: dict[str, Any] = {
+        "stake": request.room.stake or 1,
+        "max_multiplier": request.room.max_multiplier
+        if request.room.HasField("max_multiplier")
+        else None,
+        "escape_multiplier": request.room.escape_multiplier
+        if request.room.HasField("escape_multiplier")
+        else None,
+        "overrides_json": json.dumps(
+            json.loads(request.room.overrides_json or "{}"), sort_keys=True
+        ),
+    }
+    config = {
+        "variant": v.name,
+        "players": v.players,
+        "room": stored_room,
+        "timers": timers,
+        "bot_level": level,
+        "private_code": code,
+    }
+    return config, v
+
+
+# --------------------------------------------------------------------------- servicer
+class MatchmakerServicer:
+    def __init__(self, runner: Runner, access: acc.Access) -> None:
+        self.runner = runner
+        self.store = runner.store
+        self.access = access
+
+    def who(self, context: Any, player_id: str | None = None) -> Any:
+        who = self.access.who(context.invocation_metadata())
+        if player_id is not None:
+            acc.may_act(who, player_id)
+        return who
+
+    @staticmethod
+    def _ids(request: Any) -> tuple[str, str]:
+        table_id = limits.table_id(request.table_id, "table_id")
+        player = limits.player_id(request.player_id, "player_id")
+        return table_id, player
+
+    # ------------------------------------------------------------------ tickets
+    @rpc
+    async def Enqueue(self, request: M.EnqueueRequest, context: Any) -> M.Ticket:
+        player = limits.player_id(request.player_id, "player_id")
+        self.who(context, player)
+        players = [player]
+        for i, p in enumerate(request.party):
+            limits.player_id(p, f"party[{i}]")
+            if p in players:
+                raise invalid(ServiceReason.INVALID_FIELD, f"{p!r} is named twice", f"party[{i}]")
+            if p.startswith("bot:"):
+                raise invalid(
+                    ServiceReason.INVALID_FIELD, "bot ids are the matchmaker's", f"party[{i}]"
+                )
+            players.append(p)
+        if player.startswith("bot:"):
+            raise invalid(ServiceReason.INVALID_FIELD, "bot ids are the matchmaker's", "player_id")
+        if request.request_id:
+            limits.request_id(request.request_id)
+        config, v = config_of(request)
+        if len(players) > v.players:
+            raise invalid(
+                ServiceReason.INVALID_FIELD, f"{v.name} seats {v.players} players", "party"
+            )
+        if request.HasField("bot_fill_after_ms"):
+            fill = request.bot_fill_after_ms
+        else:
+            fill = -1 if config["private_code"] else DEFAULT_BOT_FILL_MS
+        fill = max(-1, min(fill, MAX_TIMER_MS))
+        try:
+            row, _replayed = await self.runner.db(
+                self.store.enqueue,
+                player_id=player,
+                players=players,
+                config=config,
+                request_id=request.request_id,
+                fill_after_ms=fill,
+                ttl_ms=self.runner.settings.ticket_ttl_ms,
+            )
+        except HeldError as exc:
+            reason = ServiceReason.ALREADY_SEATED if exc.seated else ServiceReason.ALREADY_QUEUED
+            raise ServiceError(
+                grpc.StatusCode.ALREADY_EXISTS, reason,
+                f"{exc.player_id!r} already holds a {'seat' if exc.seated else 'ticket'}",
+            ) from None  # fmt: skip
+        if row["player_id"] != player:
+            raise failed(
+                ServiceReason.REQUEST_ID_REUSED, "this request id was used for another player"
+            )
+        if row["state"] == "queued":
+            for table_id in await self.runner.db(self.store.seat_pool, row["pool"]):
+                self.runner.waker.wake(table_id)
+            fresh = await self.runner.db(self.store.ticket, row["ticket_id"])
+            row = fresh or row
+        return ticket_message(row)
+
+    async def _ticket(self, ticket_id: str, context: Any, touch: bool) -> dict[str, Any]:
+        limits.check_id(ticket_id, "ticket_id", limits.MAX_GAME_ID)
+        ttl = self.runner.settings.ticket_ttl_ms if touch else 0
+        row = await self.runner.db(self.store.ticket, ticket_id, ttl)
+        if row is None:
+            raise not_found(ServiceReason.TICKET_NOT_FOUND, f"no ticket {ticket_id!r}")
+        self.who(context, row["player_id"])
+        return row
+
+    @rpc
+    async def GetTicket(self, request: M.GetTicketRequest, context: Any) -> M.Ticket:
+        return ticket_message(await self._ticket(request.ticket_id, context, True))
+
+    @rpc
+    async def CancelTicket(self, request: M.CancelTicketRequest, context: Any) -> M.Ticket:
+        await self._ticket(request.ticket_id, context, False)
+        row, done = await self.runner.db(self.store.cancel, request.ticket_id)
+        if row is None:  # pragma: no cover - checked above
+            raise not_found(ServiceReason.TICKET_NOT_FOUND, f"no ticket {request.ticket_id!r}")
+        if not done:
+            raise failed(ServiceReason.TICKET_CLOSED, f"the ticket is {row['state']}")
+        return ticket_message(row)
+
+    @rpc
+    async def WatchTicket(self, request: M.GetTicketRequest, context: Any) -> AsyncIterator[Any]:
+        last = None
+        while True:
+            row = await self._ticket(request.ticket_id, context, True)
+            msg = ticket_message(row)
+            key = (msg.state, msg.table_id)
+            if key != last:
+                last = key
+                yield msg
+            if row["state"] != "queued":
+                return
+            await asyncio.sleep(self.runner.settings.poll_interval_s)
+
+    # ------------------------------------------------------------------ tables
+    async def _seated(self, request: Any, context: Any) -> tuple[Table, int, str]:
+        table_id, player = self._ids(request)
+        self.who(context, player)
+        table = await self.runner.load(table_id)
+        return table, self.runner.seat_or_refuse(table, player), player
+
+    @rpc
+    async def Subscribe(self, request: M.SubscribeRequest, context: Any) -> AsyncIterator[Any]:
+        table, seat, player = await self._seated(request, context)
+        after = limits.seq(request.after_seq, "after_seq")
+        table_id = table.table_id
+        await self.runner.connected(table_id, seat, player)
+        try:
+            while True:
+                rows = await self.runner.db(self.store.events_after, table_id, seat, after)
+                for r in rows:
+                    after = r.seq
+                    if rules.may_see(r.to_seat, seat):
+                        yield M.TableEvent.FromString(r.body)
+                if rows:
+                    continue
+                table = await self.runner.load(table_id)
+                if table.state == "closed" or table.seat_of(player) != seat:
+                    # Gone: end once every event before the departure is delivered.
+                    rows = await self.runner.db(self.store.events_after, table_id, seat, after)
+                    for r in rows:
+                        if rules.may_see(r.to_seat, seat):
+                            yield M.TableEvent.FromString(r.body)
+                    return
+                await self.runner.waker.wait(table_id, self.runner.settings.poll_interval_s)
+        finally:
+            self.runner.spawn(self.runner.disconnected(table_id, seat, player))
+
+    @rpc
+    async def GetTable(self, request: M.GetTableRequest, context: Any) -> M.TableSnapshot:
+        table, seat, _ = await self._seated(request, context)
+        return snapshot(table, seat, await self.runner.seat_view(table, seat))
+
+    @rpc
+    async def Ready(self, request: M.ReadyRequest, context: Any) -> M.TableSnapshot:
+        table_id, player = self._ids(request)
+        self.who(context, player)
+        table = await self.runner.ready(table_id, player)
+        seat = table.seat_of(player)
+        return snapshot(table, seat if seat is not None else -1, None)
+
+    @rpc
+    async def Act(self, request: M.ActRequest, context: Any) -> M.ActResponse:
+        _table_id, player = self._ids(request)
+        self.who(context, player)
+        if not request.HasField("action") or request.action.WhichOneof("kind") is None:
+            raise missing("action")
+        if request.request_id:
+            limits.request_id(request.request_id)
+        if request.HasField("expected_seq"):
+            limits.seq(request.expected_seq, "expected_seq")
+        return await self.runner.act(request)
+
+    @rpc
+    async def GetHint(self, request: M.HintRequest, context: Any) -> engine_pb2.GetHintResponse:
+        table_id, player = self._ids(request)
+        self.who(context, player)
+        return await self.runner.hint(table_id, player)
+
+    @rpc
+    async def LeaveTable(self, request: M.LeaveTableRequest, context: Any) -> M.TableSnapshot:
+        table_id, player = self._ids(request)
+        self.who(context, player)
+        table = await self.runner.leave(table_id, player)
+        return snapshot(table, -1, None)
+
+    # ------------------------------------------------------------------ players, operators
+    @rpc
+    async def GetPlayer(self, request: M.GetPlayerRequest, context: Any) -> M.PlayerInfo:
+        player = limits.player_id(request.player_id, "player_id")
+        self.who(context, player)
+        try:
+            stats = await self.runner.replay.player_stats(player)
+        except Unreachable as exc:
+            raise engine_down(exc) from None
+        out = M.PlayerInfo(
+            player_id=player,
+            last_game_id=stats.last_game_id,
+            last_score=stats.last_score,
+            totals=list(stats.totals),
+        )
+        if stats.HasField("title"):
+            out.title.CopyFrom(stats.title)
+        hold = await self.runner.db(self.store.holder, player)
+        if hold is not None:
+            out.ticket_id = hold["ticket_id"] or ""
+            out.table_id = hold["table_id"] or ""
+        return out
+
+    @rpc
+    async def ListTables(self, request: M.ListTablesRequest, context: Any) -> M.ListTablesResponse:
+        acc.operator(self.who(context))
+        size = request.page_size or 50
+        if not 1 <= size <= 500:
+            raise invalid(ServiceReason.INVALID_FIELD, "page_size must be 1–500", "page_size")
+        if request.state and request.state not in STATE_NAMES:
+            raise invalid(ServiceReason.INVALID_FIELD, "unknown table state", "state")
+        variant = ""
+        if request.variant:
+            try:
+                variant = rules.variant(request.variant[:64]).name
+            except rules.VariantError as exc:
+                raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), "variant") from None
+        rows = await self.runner.db(
+            self.store.list_tables, variant, STATE_NAMES.get(request.state, ""), size
+        )
+        out = M.ListTablesResponse()
+        for t in rows:
+            summary = out.tables.add(
+                table_id=t.table_id, variant=t.variant,
+                state=TABLE_STATES.get(t.state, M.TABLE_STATE_UNSPECIFIED),
+                seq=t.seq, game_no=t.game_no, seats=seat_messages(t),
+            )  # fmt: skip
+            _ts(t.created_ms, summary.created_at)
+        return out
+
+    @rpc
+    async def GetStatus(self, request: M.GetStatusRequest, context: Any) -> M.StatusResponse:
+        acc.operator(self.who(context))
+        db_ok = await self.runner.db(self.store.ping)
+        engine_ok, replay_ok = await asyncio.gather(
+            self.runner.engine.healthy(), self.runner.replay.healthy()
+        )
+        out = M.StatusResponse(
+            database_ok=db_ok, engine_ok=engine_ok, replay_ok=replay_ok,
+            instance=self.runner.instance, actions_applied=self.runner.applied,
+        )  # fmt: skip
+        if db_ok:
+            pending, lag = await self.runner.db(self.store.outbox_lag)
+            running, queued = await self.runner.db(self.store.counts)
+            out.outbox_pending, out.outbox_lag_s = pending, lag
+            out.tables_running, out.tickets_queued = running, queued
+        return out
+
+
+def add_to_server(server: grpc.aio.Server, servicer: MatchmakerServicer) -> Sequence[str]:
+    """Register the servicer through the shared runner path (services/common/server.py): the
+    access log, unparsable bodies refused, streams included."""
+    return [add_service(server, SERVICE_NAME, servicer)]
+
+
+__all__ = ["MatchmakerServicer", "add_to_server", "now_ms"]

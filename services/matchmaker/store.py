@@ -1,0 +1,659 @@
+"""The matchmaker's database work: tickets and seating, table rows and their conditional
+writes, the table log, the outbox and request ids.  Synchronous SQLAlchemy; the runner calls
+it from worker threads.
+
+Every table write is ``UPDATE mm_tables … WHERE table_id = :id AND seq = :old_seq``: a writer
+that lost the race (another instance or task moved the table on) writes nothing and raises
+:class:`Conflict`, and the caller reloads.  Seating runs in one transaction over the pool's
+queued tickets (``FOR UPDATE`` on PostgreSQL, the SQLite write lock otherwise);
+``mm_holds`` makes a second live ticket or seat of one player impossible whatever the code
+above does.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import (
+    Connection,
+    Engine,
+    create_engine,
+    delete,
+    event,
+    func,
+    insert,
+    select,
+    text,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+
+from services.common.db import _sqlite_on_connect
+from services.common.wire import matchmaker_pb2, replay_pb2
+
+from .models import holds, outbox, requests, table_events, tables, tickets
+
+NOTIFY_CHANNEL = "cardroom_mm"
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Conflict(Exception):
+    """Another writer moved the table on: nothing was written; reload and decide again."""
+
+
+class HeldError(Exception):
+    """A player already holds a live ticket (``seated`` false) or a seat."""
+
+    def __init__(self, player_id: str, seated: bool) -> None:
+        super().__init__(player_id)
+        self.player_id = player_id
+        self.seated = seated
+
+
+@dataclass
+class Table:
+    """One row of mm_tables, as the runner works on it."""
+
+    table_id: str
+    variant: str
+    config: dict[str, Any]
+    state: str
+    seq: int
+    seats: list[dict[str, Any]]
+    game_no: int = 0
+    game_id: str | None = None
+    engine_seq: int = 0
+    token: bytes | None = None
+    turn: int | None = None
+    turn_deadline_ms: int | None = None
+    start_deadline_ms: int | None = None
+    due_ms: int | None = None
+    lease_ms: int = 0
+    first_bidder: int | None = None
+    last_scores: list[int] | None = None
+    last_settlement: str | None = None
+    created_ms: int = 0
+    updated_ms: int = 0
+
+    @classmethod
+    def from_row(cls, row: Any) -> Table:
+        m = row._mapping
+        return cls(**{k: m[k] for k in cls.__dataclass_fields__})
+
+    def values(self) -> dict[str, Any]:
+        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+
+    def seat_of(self, player_id: str) -> int | None:
+        for i, s in enumerate(self.seats):
+            if not s["bot"] and s["player_id"] == player_id:
+                return i
+        return None
+
+    def humans(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if not s["bot"]]
+
+    def compute_due(self) -> int | None:
+        """The next moment something is due at this table (None: nothing)."""
+        if self.state == "closed":
+            return None
+        candidates = [s["grace_ms"] for s in self.seats if s.get("grace_ms") is not None]
+        if self.state == "waiting":
+            if all(s["ready"] for s in self.seats):
+                candidates.append(0)
+            elif self.start_deadline_ms is not None:
+                candidates.append(self.start_deadline_ms)
+        elif self.turn_deadline_ms is not None:
+            candidates.append(self.turn_deadline_ms)
+        return min(candidates) if candidates else None
+
+
+@dataclass
+class Write:
+    """What one conditional write adds besides the table row."""
+
+    #: (to_seat or None for every seat, TableEvent without table_id/seq, filled in here)
+    events: list[tuple[int | None, matchmaker_pb2.TableEvent]] = field(default_factory=list)
+    outbox: list[replay_pb2.AppendEventsRequest] = field(default_factory=list)
+    #: Players whose hold ends (they left the table); (player, table, seat) holds to move.
+    release: list[str] = field(default_factory=list)
+    #: (table_id, request_id, body_hash, response) of an idempotent Act.
+    request: tuple[str, str, bytes, matchmaker_pb2.ActResponse] | None = None
+
+
+def pool_key(config: dict[str, Any]) -> str:
+    """Tickets wait with others of the same variant, room, timers, bot level and code."""
+    same = {k: v for k, v in config.items() if k != "bot_fill_after_ms"}
+    raw = json.dumps(same, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def bot_id(level: str) -> str:
+    return f"bot:{level}:{uuid.uuid4().hex[:12]}"
+
+
+def bot_seat(level: str) -> dict[str, Any]:
+    return {
+        "player_id": bot_id(level),
+        "bot": True,
+        "ready": True,
+        "connected": True,
+        "autoplay": False,
+        "total": 0,
+        "grace_ms": None,
+    }
+
+
+def human_seat(player_id: str) -> dict[str, Any]:
+    return {
+        "player_id": player_id,
+        "bot": False,
+        "ready": False,
+        # None: never subscribed (no grace runs); True/False once a stream opened.
+        "connected": None,
+        "autoplay": False,
+        "total": 0,
+        "grace_ms": None,
+    }
+
+
+class Store:
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.postgres = engine.dialect.name == "postgresql"
+        #: Single-statement reads.  On SQLite every transaction of ``engine`` starts with
+        #: BEGIN IMMEDIATE (the write lock, services/common/db.py), so reads go through an
+        #: engine of their own in autocommit, which WAL lets run beside a writer.
+        self.reader = engine if self.postgres else _sqlite_reader(engine)
+        self._write_lock = None if self.postgres else threading.Lock()
+
+    def close(self) -> None:
+        """Close every pooled connection (the server stopped)."""
+        self.engine.dispose()
+        if self.reader is not self.engine:
+            self.reader.dispose()
+
+    # ------------------------------------------------------------------ helpers
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[Connection]:
+        """A write transaction.  On SQLite (one writer at a time) this process's writers
+        queue on a lock here rather than in SQLite's busy handler, which sleeps."""
+        if self._write_lock is None:
+            with self.engine.begin() as conn:
+                yield conn
+            return
+        with self._write_lock, self.engine.begin() as conn:
+            yield conn
+
+    def _any(self, query: Any) -> bool:
+        with self.reader.connect() as conn:
+            return conn.execute(query).first() is not None
+
+    def _notify(self, conn: Connection, key: str) -> None:
+        if self.postgres:
+            conn.execute(text("SELECT pg_notify(:c, :k)"), {"c": NOTIFY_CHANNEL, "k": key})
+
+    # ------------------------------------------------------------------ tickets
+    def enqueue(
+        self,
+        *,
+        player_id: str,
+        players: Sequence[str],
+        config: dict[str, Any],
+        request_id: str,
+        fill_after_ms: int,
+        ttl_ms: int,
+    ) -> tuple[dict[str, Any], bool]:
+        """A new queued ticket (and the holds of its players), or the ticket an earlier
+        Enqueue with ``request_id`` made (second value true).  HeldError when a player
+        already holds a ticket or seat."""
+        now = now_ms()
+        with self._tx() as conn:
+            if request_id:
+                old = conn.execute(
+                    select(tickets).where(tickets.c.request_id == request_id)
+                ).first()
+                if old is not None:
+                    return dict(old._mapping), True
+            ticket_id = uuid.uuid4().hex
+            row = {
+                "ticket_id": ticket_id,
+                "player_id": player_id,
+                "players": list(players),
+                "pool": pool_key(config),
+                "variant": config["variant"],
+                "config": config,
+                "state": "queued",
+                "table_id": None,
+                "seats": None,
+                "request_id": request_id or None,
+                "created_ms": now,
+                "fill_ms": now + fill_after_ms if fill_after_ms >= 0 else None,
+                "expires_ms": now + ttl_ms,
+            }
+            for p in players:
+                held = conn.execute(select(holds).where(holds.c.player_id == p)).first()
+                if held is not None:
+                    raise HeldError(p, held.table_id is not None)
+            try:
+                with conn.begin_nested():
+                    conn.execute(
+                        insert(holds),
+                        [{"player_id": p, "ticket_id": ticket_id} for p in players],
+                    )
+            except IntegrityError:
+                # A concurrent Enqueue of the same player won: the key is the rule.
+                raise HeldError(players[0], False) from None
+            conn.execute(insert(tickets).values(**row))
+        return row, False
+
+    def ticket(self, ticket_id: str, touch_ttl_ms: int = 0) -> dict[str, Any] | None:
+        with self._tx() as conn:
+            row = conn.execute(select(tickets).where(tickets.c.ticket_id == ticket_id)).first()
+            if row is None:
+                return None
+            out = dict(row._mapping)
+            if touch_ttl_ms and out["state"] == "queued":
+                out["expires_ms"] = now_ms() + touch_ttl_ms
+                conn.execute(
+                    update(tickets)
+                    .where(tickets.c.ticket_id == ticket_id, tickets.c.state == "queued")
+                    .values(expires_ms=out["expires_ms"])
+                )
+            return out
+
+    def cancel(self, ticket_id: str) -> tuple[dict[str, Any] | None, bool]:
+        """(ticket, whether this call cancelled it)."""
+        with self._tx() as conn:
+            row = conn.execute(
+                select(tickets).where(tickets.c.ticket_id == ticket_id).with_for_update()
+            ).first()
+            if row is None:
+                return None, False
+            if row.state != "queued":
+                return dict(row._mapping), False
+            conn.execute(
+                update(tickets).where(tickets.c.ticket_id == ticket_id).values(state="cancelled")
+            )
+            conn.execute(delete(holds).where(holds.c.ticket_id == ticket_id))
+            out = dict(row._mapping)
+            out["state"] = "cancelled"
+            return out, True
+
+    def expire(self) -> int:
+        now = now_ms()
+        if not self._any(
+            select(tickets.c.ticket_id)
+            .where(tickets.c.state == "queued", tickets.c.expires_ms <= now)
+            .limit(1)
+        ):
+            return 0  # the common case, without taking SQLite's write lock
+        with self._tx() as conn:
+            ids = [
+                r.ticket_id
+                for r in conn.execute(
+                    select(tickets.c.ticket_id)
+                    .where(tickets.c.state == "queued", tickets.c.expires_ms <= now)
+                    .limit(500)
+                    .with_for_update(skip_locked=True)
+                )
+            ]
+            if not ids:
+                return 0
+            conn.execute(
+                update(tickets).where(tickets.c.ticket_id.in_(ids)).values(state="expired")
+            )
+            conn.execute(delete(holds).where(holds.c.ticket_id.in_(ids)))
+        return len(ids)
+
+    def pools_due(self) -> list[str]:
+        """Pools with a queued ticket whose bot fill time has come."""
+        now = now_ms()
+        with self.reader.connect() as conn:
+            return [
+                r.pool
+                for r in conn.execute(
+                    select(tickets.c.pool)
+                    .where(tickets.c.state == "queued", tickets.c.fill_ms <= now)
+                    .distinct()
+                    .limit(100)
+                )
+            ]
+
+    def seat_pool(self, pool: str, limit: int = 3000) -> list[str]:
+        """Form every table the pool's queued tickets allow now, in one transaction: full
+        tables first come first seated, then one table filled with bots when its oldest
+        ticket has waited its bot fill time.  The ids of the tables formed."""
+        now = now_ms()
+        formed: list[str] = []
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(tickets)
+                .where(tickets.c.state == "queued", tickets.c.pool == pool)
+                .order_by(tickets.c.created_ms, tickets.c.ticket_id)
+                .limit(limit)
+                # Not SKIP LOCKED: two seating passes over one pool that each skipped the
+                # other's rows could each see too few tickets and leave both halves waiting.
+                # They queue on the rows instead (locked in one order: no deadlock), and the
+                # later one sees the earlier one's tickets seated.
+                .with_for_update()
+            ).all()
+            if not rows:
+                return formed
+            n = int(rows[0].config["players"])
+            groups: list[list[Any]] = []
+            current: list[Any] = []
+            free = n
+            for r in rows:
+                size = len(r.players)
+                if size > free:
+                    continue
+                current.append(r)
+                free -= size
+                if free == 0:
+                    groups.append(current)
+                    current, free = [], n
+            if current and current[0].fill_ms is not None and current[0].fill_ms <= now:
+                groups.append(current)
+            if not groups:
+                return formed
+            table_rows: list[dict[str, Any]] = []
+            event_rows: list[dict[str, Any]] = []
+            for group in groups:
+                table, evs = self._form(conn, group, now)
+                table_rows.append(table.values())
+                event_rows.extend(evs)
+                formed.append(table.table_id)
+            conn.execute(insert(tables), table_rows)
+            conn.execute(insert(table_events), event_rows)
+            for tid in formed:
+                self._notify(conn, tid)
+        return formed
+
+    def _form(self, conn: Connection, group: list[Any], now: int) -> tuple[Table, list[Any]]:
+        config = dict(group[0].config)
+        n = int(config["players"])
+        table_id = uuid.uuid4().hex
+        seats: list[dict[str, Any]] = []
+        placed: list[tuple[Any, list[int]]] = []
+        for ticket in group:
+            mine = []
+            for p in ticket.players:
+                mine.append(len(seats))
+                seats.append(human_seat(p))
+            placed.append((ticket, mine))
+        while len(seats) < n:
+            seats.append(bot_seat(config["bot_level"]))
+        for ticket, mine in placed:
+            conn.execute(
+                update(tickets)
+                .where(tickets.c.ticket_id == ticket.ticket_id)
+                .values(state="seated", table_id=table_id, seats=mine)
+            )
+            for p, seat in zip(ticket.players, mine, strict=True):
+                done = conn.execute(
+                    update(holds)
+                    .where(holds.c.player_id == p, holds.c.ticket_id == ticket.ticket_id)
+                    .values(table_id=table_id, seat=seat)
+                )
+                if done.rowcount != 1:  # pragma: no cover - the hold is the ticket's
+                    raise RuntimeError(f"player {p} has no hold for ticket {ticket.ticket_id}")
+        table = Table(
+            table_id=table_id,
+            variant=config["variant"],
+            config=config,
+            state="waiting",
+            seq=0,
+            seats=seats,
+            start_deadline_ms=now + int(config["timers"]["start_ms"]),
+            created_ms=now,
+            updated_ms=now,
+        )
+        evs = []
+        for i, s in enumerate(seats):
+            kind = "bot_joined" if s["bot"] else "seated"
+            ev = table_event(kind, {"seat": i, "player_id": s["player_id"], "bot": s["bot"]})
+            table.seq += 1
+            ev.table_id, ev.seq = table_id, table.seq
+            evs.append(
+                {"table_id": table_id, "seq": table.seq, "to_seat": None,
+                 "body": ev.SerializeToString()}
+            )  # fmt: skip
+        table.due_ms = table.compute_due()
+        return table, evs
+
+    def holder(self, player_id: str) -> dict[str, Any] | None:
+        with self.reader.connect() as conn:
+            row = conn.execute(select(holds).where(holds.c.player_id == player_id)).first()
+            return None if row is None else dict(row._mapping)
+
+    # ------------------------------------------------------------------ tables
+    def load(self, table_id: str) -> Table | None:
+        with self.reader.connect() as conn:
+            row = conn.execute(select(tables).where(tables.c.table_id == table_id)).first()
+        return None if row is None else Table.from_row(row)
+
+    def write(self, table: Table, old_seq: int, w: Write) -> Table:
+        """Commit ``table`` (its new state), conditional on its seq still being ``old_seq``,
+        with the table events, outbox rows, released holds and request id of ``w``."""
+        now = now_ms()
+        ev_rows = []
+        seq = old_seq
+        for to_seat, ev in w.events:
+            seq += 1
+            ev.table_id, ev.seq = table.table_id, seq
+            if not ev.HasField("at"):
+                ev.at.FromMilliseconds(now)
+            ev_rows.append(
+                {"table_id": table.table_id, "seq": seq, "to_seat": to_seat,
+                 "body": ev.SerializeToString()}
+            )  # fmt: skip
+        if not w.events:
+            seq += 1  # every write moves the seq on, so two writers can never both win
+        table.seq = seq
+        table.updated_ms = now
+        table.lease_ms = 0
+        table.due_ms = table.compute_due()
+        values = table.values()
+        del values["table_id"], values["created_ms"]
+        if w.request is not None:
+            w.request[3].seq = seq
+        with self._tx() as conn:
+            done = conn.execute(
+                update(tables)
+                .where(tables.c.table_id == table.table_id, tables.c.seq == old_seq)
+                .values(**values)
+            )
+            if done.rowcount != 1:
+                raise Conflict(table.table_id)
+            if ev_rows:
+                conn.execute(insert(table_events), ev_rows)
+            if w.outbox:
+                conn.execute(
+                    insert(outbox),
+                    [
+                        {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
+                         "body": r.SerializeToString(), "created_ms": now,
+                         "next_try_ms": now, "attempts": 0}
+                        for r in w.outbox
+                    ],
+                )  # fmt: skip
+            if w.release:
+                conn.execute(
+                    delete(holds).where(
+                        holds.c.player_id.in_(w.release), holds.c.table_id == table.table_id
+                    )
+                )
+            if w.request is not None:
+                tid, rid, digest, response = w.request
+                try:
+                    with conn.begin_nested():
+                        conn.execute(
+                            insert(requests).values(
+                                table_id=tid, request_id=rid, body_hash=digest,
+                                response=response.SerializeToString(), created_ms=now,
+                            )
+                        )  # fmt: skip
+                except IntegrityError:
+                    # The same request id won elsewhere meanwhile: this write must not land.
+                    raise Conflict(table.table_id) from None
+            self._notify(conn, table.table_id)
+        return table
+
+    def claim_due(self, limit: int, lease_ms: int) -> list[str]:
+        """Tables with something due and no live lease: leased to this caller for
+        ``lease_ms`` (another instance skips them until then), ids returned."""
+        now = now_ms()
+        if not self._any(
+            select(tables.c.table_id)
+            .where(tables.c.due_ms <= now, tables.c.lease_ms <= now)
+            .limit(1)
+        ):
+            return []
+        with self._tx() as conn:
+            ids = [
+                r.table_id
+                for r in conn.execute(
+                    select(tables.c.table_id)
+                    .where(tables.c.due_ms <= now, tables.c.lease_ms <= now)
+                    .order_by(tables.c.due_ms)
+                    .limit(limit)
+                    .with_for_update(skip_locked=True)
+                )
+            ]
+            if ids:
+                conn.execute(
+                    update(tables).where(tables.c.table_id.in_(ids)).values(lease_ms=now + lease_ms)
+                )
+        return ids
+
+    def lease(self, table_id: str, until_ms: int) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                update(tables).where(tables.c.table_id == table_id).values(lease_ms=until_ms)
+            )
+
+    def events_after(self, table_id: str, seat: int, after: int, limit: int = 500) -> list[Any]:
+        with self.reader.connect() as conn:
+            return list(
+                conn.execute(
+                    select(table_events.c.seq, table_events.c.to_seat, table_events.c.body)
+                    .where(
+                        table_events.c.table_id == table_id,
+                        table_events.c.seq > after,
+                        (table_events.c.to_seat.is_(None)) | (table_events.c.to_seat == seat),
+                    )
+                    .order_by(table_events.c.seq)
+                    .limit(limit)
+                )
+            )
+
+    def request(self, table_id: str, request_id: str) -> Any:
+        with self.reader.connect() as conn:
+            return conn.execute(
+                select(requests).where(
+                    requests.c.table_id == table_id, requests.c.request_id == request_id
+                )
+            ).first()
+
+    def list_tables(self, variant: str, state: str, limit: int) -> list[Table]:
+        query = select(tables).order_by(tables.c.created_ms.desc()).limit(limit)
+        if variant:
+            query = query.where(tables.c.variant == variant)
+        if state:
+            query = query.where(tables.c.state == state)
+        with self.reader.connect() as conn:
+            return [Table.from_row(r) for r in conn.execute(query)]
+
+    def counts(self) -> tuple[int, int]:
+        with self.reader.connect() as conn:
+            running = conn.execute(
+                select(func.count()).select_from(tables).where(tables.c.state != "closed")
+            ).scalar_one()
+            queued = conn.execute(
+                select(func.count()).select_from(tickets).where(tickets.c.state == "queued")
+            ).scalar_one()
+        return int(running), int(queued)
+
+    # ------------------------------------------------------------------ outbox
+    def claim_outbox(self, limit: int, lease_ms: int) -> list[Any]:
+        now = now_ms()
+        if not self._any(select(outbox.c.id).where(outbox.c.next_try_ms <= now).limit(1)):
+            return []
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(outbox)
+                .where(outbox.c.next_try_ms <= now)
+                .order_by(outbox.c.id)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            ).all()
+            if rows:
+                conn.execute(
+                    update(outbox)
+                    .where(outbox.c.id.in_([r.id for r in rows]))
+                    .values(next_try_ms=now + lease_ms)
+                )
+        return list(rows)
+
+    def delivered(self, ids: Iterable[int]) -> None:
+        with self._tx() as conn:
+            conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
+
+    def retry_later(
+        self, game_id: str, failed_id: int, attempts: int, delay_ms: int, error: str
+    ) -> None:
+        """Back off every undelivered row of the game together, so that they are claimed
+        again together and delivered in order (replay refuses a gap)."""
+        with self._tx() as conn:
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.game_id == game_id)
+                .values(next_try_ms=now_ms() + delay_ms)
+            )
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.id == failed_id)
+                .values(attempts=attempts, last_error=error[:250])
+            )
+
+    def outbox_lag(self) -> tuple[int, float]:
+        with self.reader.connect() as conn:
+            row = conn.execute(select(func.count(), func.min(outbox.c.created_ms))).first()
+        if row is None or not row[0]:
+            return 0, 0.0
+        return int(row[0]), max(0.0, (now_ms() - int(row[1])) / 1000.0)
+
+    def ping(self) -> bool:
+        try:
+            with self.reader.connect() as conn:
+                conn.execute(text("SELECT 1"))
+        except Exception:
+            return False
+        return True
+
+    def run(self, fn: Callable[[Connection], Any]) -> Any:
+        with self._tx() as conn:
+            return fn(conn)
+
+
+def _sqlite_reader(engine: Engine) -> Engine:
+    reader = create_engine(engine.url)
+    event.listen(reader, "connect", _sqlite_on_connect)
+    return reader
+
+
+def table_event(kind: str, data: dict[str, Any]) -> matchmaker_pb2.TableEvent:
+    return matchmaker_pb2.TableEvent(
+        type=kind, data_json=json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    )

@@ -1,0 +1,128 @@
+"""Tickets: parties, private codes, watching, cancelling and expiry; a player's totals from
+the replay service; Dou Dizhu 4's first bidder rotating through a series."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import time
+from typing import Any
+
+import grpc
+from cardroom.v1 import engine_pb2, matchmaker_pb2
+
+from services.common.grpc_errors import details
+
+from .conftest import SHORT, Cluster, data, seated, verify, wait_for
+from .test_games import Stream, act
+
+M = matchmaker_pb2
+
+
+def reason(fn: Any, request: Any) -> str:
+    try:
+        fn(request, timeout=10)
+    except grpc.RpcError as exc:
+        return details(exc).reason
+    return "OK"
+
+
+def test_a_party_sits_together_and_a_private_code_seats_only_its_holders(
+    cluster: Cluster,
+) -> None:
+    stub = cluster.mm()
+    party = stub.Enqueue(M.EnqueueRequest(player_id="alice", party=["bob"], variant="ddz3",
+                                          bot_fill_after_ms=-1), timeout=10)  # fmt: skip
+    assert party.state == M.TICKET_STATE_QUEUED and list(party.party) == ["bob"]
+    # bob is in alice's party: he holds that ticket.
+    assert reason(stub.Enqueue, M.EnqueueRequest(player_id="bob", variant="ddz3")) == (
+        "ALREADY_QUEUED"
+    )
+    # A private code: carol waits alone even though the public pool has a party waiting.
+    carol = stub.Enqueue(M.EnqueueRequest(player_id="carol", variant="ddz3",
+                                          private_code="friends"), timeout=10)  # fmt: skip
+    dave = stub.Enqueue(M.EnqueueRequest(player_id="dave", variant="ddz3",
+                                         bot_fill_after_ms=-1), timeout=10)  # fmt: skip
+    alice = seated(stub, party.ticket_id)
+    assert seated(stub, dave.ticket_id).table_id == alice.table_id
+    assert sorted(alice.seats) == [0, 1]
+    got = stub.GetTicket(M.GetTicketRequest(ticket_id=carol.ticket_id), timeout=10)
+    assert got.state == M.TICKET_STATE_QUEUED
+    erin = stub.Enqueue(M.EnqueueRequest(player_id="erin", variant="ddz3",
+                                         private_code="friends"), timeout=10)  # fmt: skip
+    frank = stub.Enqueue(M.EnqueueRequest(player_id="frank", variant="ddz3",
+                                          private_code="friends"), timeout=10)  # fmt: skip
+    tables = {seated(stub, t.ticket_id).table_id for t in (carol, erin, frank)}
+    assert len(tables) == 1 and alice.table_id not in tables
+    assert reason(stub.Enqueue, M.EnqueueRequest(player_id="alice", variant="ddz3")) == (
+        "ALREADY_SEATED"
+    )
+
+
+def test_watch_cancel_and_expiry(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    ticket = stub.Enqueue(M.EnqueueRequest(player_id="alice", variant="zsy1",
+                                           bot_fill_after_ms=300), timeout=10)  # fmt: skip
+    states = [t.state for t in stub.WatchTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id),
+                                                timeout=20)]  # fmt: skip
+    assert states == [M.TICKET_STATE_QUEUED, M.TICKET_STATE_SEATED]
+    bob = stub.Enqueue(M.EnqueueRequest(player_id="bob", variant="zsy1", bot_fill_after_ms=-1),
+                       timeout=10)  # fmt: skip
+    cancelled = stub.CancelTicket(M.CancelTicketRequest(ticket_id=bob.ticket_id), timeout=10)
+    assert cancelled.state == M.TICKET_STATE_CANCELLED
+    assert reason(stub.CancelTicket, M.CancelTicketRequest(ticket_id=bob.ticket_id)) == (
+        "TICKET_CLOSED"
+    )
+    assert reason(stub.GetTicket, M.GetTicketRequest(ticket_id="nope")) == "TICKET_NOT_FOUND"
+    # A ticket nobody polls expires (a short time-to-live for this test).
+    cluster.stop_mm()
+    cluster.runner = dataclasses.replace(cluster.runner, ticket_ttl_ms=300)
+    cluster.start_mm()
+    stub = cluster.mm()
+    carol = stub.Enqueue(M.EnqueueRequest(player_id="carol", variant="zsy1",
+                                          bot_fill_after_ms=-1), timeout=10)  # fmt: skip
+    time.sleep(0.6)  # nobody polls it meanwhile (a GetTicket would keep it alive)
+    got = stub.GetTicket(M.GetTicketRequest(ticket_id=carol.ticket_id), timeout=10)
+    assert got.state == M.TICKET_STATE_EXPIRED
+    # Expired: carol may queue again.
+    assert reason(stub.Enqueue, M.EnqueueRequest(player_id="carol", variant="zsy1",
+                                                 bot_fill_after_ms=-1)) == "OK"  # fmt: skip
+
+
+def test_doudizhu4_first_bidder_rotates_and_the_player_has_totals(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    ticket = seated(stub, stub.Enqueue(M.EnqueueRequest(
+        player_id="alice", variant="doudizhu4", bot_fill_after_ms=0, timers=SHORT,
+    ), timeout=10).ticket_id)  # fmt: skip
+    table_id = ticket.table_id
+    stream = Stream(stub, table_id, "alice")
+    for game in (1, 2, 3):
+        stub.Ready(M.ReadyRequest(table_id=table_id, player_id="alice"), timeout=10)
+        wait_for(lambda g=game: any(e.type == "game_started" and data(e)["game_no"] == g
+                                    for e in stream.events))  # fmt: skip
+        with contextlib.suppress(grpc.RpcError):  # the game may already be over
+            act(stub, table_id, "alice", engine_pb2.Action(autoplay=True))
+        wait_for(lambda g=game: len([e for e in stream.events if e.type == "series"]) >= g,
+                 timeout=30)  # fmt: skip
+    stream.close()
+    game_ids = [data(e)["game_id"] for e in stream.events if e.type == "game_over"]
+    headers = []
+    for gid in game_ids:
+        wait_for(lambda g=gid: (v := verify(cluster, g)).ok and v.settlement_json)
+        record = json.loads(cluster.replay().ExportGame(
+            _export(gid), timeout=10).record_json)  # fmt: skip
+        headers.append(record["first_bidder"])
+    assert [(b - headers[0]) % 4 for b in headers] == [0, 1, 2]
+    player = stub.GetPlayer(M.GetPlayerRequest(player_id="alice"), timeout=10)
+    assert player.last_game_id == game_ids[-1] and player.table_id == table_id
+    total = sum(t.total for t in player.totals)
+    seat = ticket.seats[0]
+    shown = sum(data(e)["scores"][seat] for e in stream.events if e.type == "game_over")
+    assert total == shown
+
+
+def _export(game_id: str) -> Any:
+    from cardroom.v1 import replay_pb2
+
+    return replay_pb2.ExportGameRequest(game_id=game_id)

@@ -1,0 +1,370 @@
+"""Table life: reconnects, disconnect → grace → escape, the start timeout, leaving between
+games, a series, two humans racing, idempotent Act, a restart of the matchmaker mid-game,
+and a replay outage that the outbox rides out."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import grpc
+import pytest
+from cardroom.v1 import engine_pb2, matchmaker_pb2, replay_pb2
+from sqlalchemy import func, select
+
+from services.common.db import make_engine
+from services.common.grpc_errors import details
+from services.matchmaker.models import holds, outbox, table_events
+
+from .conftest import Cluster, data, seated, verify, view_of, wait_for
+from .test_games import Stream, act, enqueue, play_game
+
+M = matchmaker_pb2
+
+
+def snap(stub: Any, table_id: str, player: str) -> M.TableSnapshot:
+    result: M.TableSnapshot = stub.GetTable(
+        M.GetTableRequest(table_id=table_id, player_id=player), timeout=10
+    )
+    return result
+
+
+def reason(fn: Any, *args: Any, **kw: Any) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.RpcError) as info:
+        fn(*args, timeout=10, **kw)
+    d = details(info.value)
+    return d.code, d.reason
+
+
+def started(stub: Any, table_id: str, player: str) -> M.TableSnapshot:
+    stub.Ready(M.ReadyRequest(table_id=table_id, player_id=player), timeout=10)
+    result: M.TableSnapshot = wait_for(
+        lambda: (s := snap(stub, table_id, player)).state == M.TABLE_STATE_PLAYING and s
+    )
+    return result
+
+
+def game_over_ids(stream: Stream) -> list[str]:
+    return [data(e)["game_id"] for e in stream.events if e.type == "game_over"]
+
+
+def test_a_reconnect_resumes_with_no_gap_and_no_duplicate(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, start_ms=60_000, grace_ms=60_000,
+                    bot_think_ms=0)  # fmt: skip
+    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    table_id = ticket.table_id
+    whole = Stream(stub, table_id, "alice")  # the reference: one stream all game
+    first = Stream(stub, table_id, "alice")
+    started(stub, table_id, "alice")
+    wait_for(lambda: any(e.type == "game_started" for e in first.events))
+    first.close()
+    last = first.events[-1].seq
+    # Play on without the second stream: the human's moves and the bots' answers.
+    play_game_from_here(stub, table_id, "alice")
+    second = Stream(stub, table_id, "alice", after=last)
+    wait_for(lambda: any(e.type == "series" for e in second.events))
+    wait_for(lambda: any(e.type == "series" for e in whole.events))
+    second.close()
+    whole.close()
+    resumed = [e.seq for e in first.events] + [e.seq for e in second.events]
+    reference = [e.seq for e in whole.events if e.type not in ("disconnected", "reconnected")]
+    resumed_no_conn = [
+        e.seq for e in [*first.events, *second.events]
+        if e.type not in ("disconnected", "reconnected")
+    ]  # fmt: skip
+    assert len(resumed) == len(set(resumed))
+    assert resumed_no_conn == [s for s in reference if s in set(resumed_no_conn)]
+    assert set(reference) <= set(resumed)
+
+
+def play_game_from_here(stub: Any, table_id: str, player: str) -> None:
+    game_no = snap(stub, table_id, player).game_no
+    while True:
+        s = snap(stub, table_id, player)
+        if s.state != M.TABLE_STATE_PLAYING or s.game_no != game_no:
+            return
+        if not view_of(s.view).to_move:
+            time.sleep(0.01)
+            continue
+        try:
+            hint = stub.GetHint(M.HintRequest(table_id=table_id, player_id=player), timeout=10)
+            if hint.HasField("hint"):
+                act(stub, table_id, player, hint.hint)
+        except grpc.RpcError as exc:  # the game ended or moved on meanwhile
+            assert exc.code() in (grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ABORTED)
+
+
+def test_disconnect_past_the_grace_is_an_escape_with_its_penalty(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    timers = M.Timers(bid_ms=60_000, turn_ms=60_000, start_ms=60_000, grace_ms=300,
+                      bot_think_ms=0)  # fmt: skip
+    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=timers).ticket_id)
+    table_id, seat = ticket.table_id, ticket.seats[0]
+    watcher = Stream(stub, table_id, "alice")
+    started(stub, table_id, "alice")
+    wait_for(lambda: any(e.type == "game_started" for e in watcher.events))
+    watcher.close()  # the connection drops: grace 0.3 s, then the escape
+    table = wait_for(
+        lambda: (
+            (t := stub.ListTables(M.ListTablesRequest(), timeout=10).tables)
+            and t[0].game_no == 1
+            and all(s.player_id != "alice" for s in t[0].seats)
+            and t[0]
+        )
+    )
+    assert table.state == M.TABLE_STATE_CLOSED  # no human left
+    game_id = f"{table_id}.1"
+    answer = wait_for(lambda: (v := verify(cluster, game_id)).ok and v.settlement_json and v)
+    settlement = json.loads(answer.settlement_json)
+    assert settlement["status"] == "escaped" and settlement["escaper"] == seat
+    assert settlement["scores"][seat] < 0
+    audit = cluster.replay().AuditEscape(replay_pb2.AuditEscapeRequest(game_id=game_id))
+    assert audit.consistent
+    # The hold ended: alice may queue again.
+    again = M.EnqueueRequest(player_id="alice", variant="ddz3", bot_fill_after_ms=-1)
+    assert stub.Enqueue(again).state == M.TICKET_STATE_QUEUED
+
+
+def test_a_player_not_ready_in_time_is_removed_and_the_table_closes(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    timers = M.Timers(start_ms=200, bot_think_ms=0)
+    ticket = seated(stub, enqueue(stub, "alice", "zhengshangyou", timers=timers).ticket_id)
+    table_id = ticket.table_id
+    wait_for(
+        lambda: (
+            stub.ListTables(M.ListTablesRequest(), timeout=10).tables[0].state
+            == M.TABLE_STATE_CLOSED
+        )
+    )
+    assert reason(stub.GetTable, M.GetTableRequest(table_id=table_id, player_id="alice")) == (
+        grpc.StatusCode.FAILED_PRECONDITION, "NOT_SEATED",
+    )  # fmt: skip
+
+
+def test_two_humans_a_series_and_a_plain_leave_between_games(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    a = enqueue(stub, "alice", "ddz3", bot_fill_after_ms=-1)
+    b = enqueue(stub, "bob", "ddz3", bot_fill_after_ms=-1)
+    assert a.state == M.TICKET_STATE_QUEUED
+    c = enqueue(stub, "carol", "ddz3", bot_fill_after_ms=-1)  # the third: a table forms
+    tickets = [seated(stub, t.ticket_id) for t in (a, b, c)]
+    table_id = tickets[0].table_id
+    assert {t.table_id for t in tickets} == {table_id}
+    assert sorted(s for t in tickets for s in t.seats) == [0, 1, 2]
+    players = ["alice", "bob", "carol"]
+    stream = Stream(stub, table_id, "alice")
+    # Game 1: everyone on auto-play; then a series total.
+    for p in players:
+        stub.Ready(M.ReadyRequest(table_id=table_id, player_id=p), timeout=10)
+    wait_for(lambda: snap(stub, table_id, "alice").state == M.TABLE_STATE_PLAYING)
+    # Two humans racing to act: one seq, one winner.
+    s = snap(stub, table_id, "alice")
+    turn = view_of(s.view).turn
+    assert turn is not None
+    mover = players[turn]
+    other = players[(turn + 1) % 3]
+    pass_ = engine_pb2.Action()
+    setattr(pass_, "pass", True)
+    assert reason(stub.Act, M.ActRequest(table_id=table_id, player_id=other, action=pass_)) == (
+        grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN",
+    )  # fmt: skip
+    with ThreadPoolExecutor(2) as pool:
+        results = list(pool.map(
+            lambda rid: _try_act(stub, table_id, mover, pass_, s.seq, rid), ["r1", "r2"]
+        ))  # fmt: skip
+    assert sorted(r for r in results) in (
+        ["OK", "STALE_SEQ"],
+        ["OK", "MUST_BID"],
+        ["MUST_BID", "MUST_BID"],
+    )
+    # A retried request id gets the first answer; reused for another action it is refused.
+    for p in players:
+        act_or_ignore(stub, table_id, p, engine_pb2.Action(autoplay=True), f"auto-{p}")
+    again = act_or_ignore(stub, table_id, "alice", engine_pb2.Action(autoplay=True), "auto-alice")
+    assert again in ("OK", "NOT_READY")
+    wait_for(lambda: len(game_over_ids(stream)) == 1)
+    over = [e for e in stream.events if e.type == "series"][-1]
+    assert len(data(over)["totals"]) == 3
+    # Between games: bob leaves (a plain leave); a bot takes his seat.
+    left = stub.LeaveTable(M.LeaveTableRequest(table_id=table_id, player_id="bob"), timeout=10)
+    assert all(seat.player_id != "bob" for seat in left.seats)
+    assert any(seat.bot for seat in left.seats)
+    # Game 2 starts when the humans left are ready.
+    for p in ("alice", "carol"):
+        stub.Ready(M.ReadyRequest(table_id=table_id, player_id=p), timeout=10)
+    wait_for(lambda: snap(stub, table_id, "alice").game_no == 2)
+    for p in ("alice", "carol"):
+        act_or_ignore(stub, table_id, p, engine_pb2.Action(autoplay=True), f"auto2-{p}")
+    wait_for(lambda: len(game_over_ids(stream)) == 2)
+    stream.close()
+    for game_id in game_over_ids(stream):
+        wait_for(lambda g=game_id: (v := verify(cluster, g)).ok and v.settlement_json)
+
+
+def _try_act(stub: Any, table_id: str, player: str, action: Any, seq: int, rid: str) -> str:
+    try:
+        stub.Act(M.ActRequest(table_id=table_id, player_id=player, action=action,
+                              expected_seq=seq, request_id=rid), timeout=10)  # fmt: skip
+    except grpc.RpcError as exc:
+        return details(exc).reason
+    return "OK"
+
+
+def act_or_ignore(stub: Any, table_id: str, player: str, action: Any, rid: str) -> str:
+    try:
+        stub.Act(M.ActRequest(table_id=table_id, player_id=player, action=action,
+                              request_id=rid), timeout=10)  # fmt: skip
+    except grpc.RpcError as exc:
+        return details(exc).reason
+    return "OK"
+
+
+def test_act_is_idempotent_by_request_id(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=0)
+    ticket = seated(stub, enqueue(stub, "alice", "zhengshangyou", timers=slow).ticket_id)
+    table_id = ticket.table_id
+    started(stub, table_id, "alice")
+    request = M.ActRequest(table_id=table_id, player_id="alice",
+                           action=engine_pb2.Action(autoplay=True), request_id="once")  # fmt: skip
+    with ThreadPoolExecutor(4) as pool:  # the same request, four times at once
+        answers = list(pool.map(lambda _: stub.Act(request, timeout=10), range(4)))
+    first, second = answers[0], stub.Act(request, timeout=10)
+    assert first == second and all(a == first for a in answers)
+    stream = Stream(stub, table_id, "alice")
+    wait_for(lambda: any(e.type == "game_started" for e in stream.events))
+    time.sleep(0.3)
+    stream.close()
+    switched = [e for e in stream.events if e.type == "game" and e.game_event.type == "autoplay"]
+    assert len(switched) == 1  # applied once
+    request.action.autoplay = False
+    assert reason(stub.Act, request) == (grpc.StatusCode.FAILED_PRECONDITION, "REQUEST_ID_REUSED")
+    stale = M.ActRequest(table_id=table_id, player_id="alice",
+                         action=engine_pb2.Action(autoplay=False), expected_seq=1)  # fmt: skip
+    assert reason(stub.Act, stale) == (grpc.StatusCode.ABORTED, "STALE_SEQ")
+
+
+def test_a_restart_mid_game_loses_no_table_deadline_or_event(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3").ticket_id)
+    table_id = ticket.table_id
+    s = started(stub, table_id, "alice")
+    before = s.seq
+    cluster.stop_mm()  # mid-game: the human's timer keeps running in the database
+    time.sleep(0.5)
+    cluster.start_mm()
+    stub = cluster.mm()
+    after = snap(stub, table_id, "alice")
+    assert after.game_id == s.game_id and after.seq >= before
+    # Nobody acts: timeouts (applied by the new instance) and bots finish the game.
+    stream = Stream(stub, table_id, "alice")
+    wait_for(lambda: game_over_ids(stream), timeout=60)
+    stream.close()
+    seqs = [e.seq for e in stream.events]
+    assert seqs == sorted(set(seqs))
+    wait_for(lambda: (v := verify(cluster, s.game_id)).ok and v.settlement_json)
+
+
+def test_replay_down_games_go_on_and_the_outbox_drains(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    cluster.stop_replay()
+    ticket = seated(stub, enqueue(stub, "alice", "zhengshangyou").ticket_id)
+    table_id = ticket.table_id
+    stream = Stream(stub, table_id, "alice")
+    snap_ = play_game(stub, table_id, "alice", style="auto")
+    assert snap_.game_no == 1
+    engine = make_engine(cluster.db_url)
+    with engine.connect() as conn:
+        waiting = conn.execute(select(func.count()).select_from(outbox)).scalar_one()
+    assert waiting > 0
+    status = stub.GetStatus(M.GetStatusRequest(), timeout=10)
+    assert not status.replay_ok and status.outbox_pending == waiting
+    cluster.start_replay()  # on the same port
+    game_id = f"{table_id}.1"
+    wait_for(lambda: (v := verify(cluster, game_id)).ok and v.settlement_json, timeout=30)
+    with engine.connect() as conn:
+        wait_for(lambda: conn.execute(select(func.count()).select_from(outbox)).scalar_one() == 0)
+    engine.dispose()
+    stream.close()
+
+
+def test_three_hundred_tickets_at_once_each_player_seated_once(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    players = [f"p{i:03d}" for i in range(300)]
+    slow = M.Timers(start_ms=60_000, bot_think_ms=0)
+
+    def go(p: str) -> M.Ticket:
+        ticket: M.Ticket = stub.Enqueue(
+            M.EnqueueRequest(player_id=p, variant="ddz3", bot_fill_after_ms=-1, timers=slow),
+            timeout=60,
+        )
+        return ticket
+
+    barrier = threading.Barrier(1)
+    barrier.wait()
+    with ThreadPoolExecutor(32) as pool:
+        tickets = list(pool.map(go, players))
+    # Concurrent second tickets of the same players are refused.
+    code, why = reason(stub.Enqueue, M.EnqueueRequest(player_id="p000", variant="ddz3"))
+    assert code == grpc.StatusCode.ALREADY_EXISTS and why in ("ALREADY_SEATED", "ALREADY_QUEUED")
+    final = [seated(stub, t.ticket_id) for t in tickets]
+    seats = {(t.table_id, t.seats[0]) for t in final}
+    assert len(seats) == 300 and len({t.table_id for t in final}) == 100
+    engine = make_engine(cluster.db_url)
+    with engine.connect() as conn:
+        held = conn.execute(select(func.count()).select_from(holds)).scalar_one()
+        logged = conn.execute(select(func.count()).select_from(table_events)).scalar_one()
+    engine.dispose()
+    assert held == 300 and logged == 300  # one "seated" event per seat, no bot
+
+
+def test_an_engine_outage_delays_the_table_and_loses_nothing(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.common.migrate import upgrade
+    from services.common.server import BackgroundServer
+    from services.engine import server as engine_server
+    from services.engine import tokens
+
+    from .conftest import TEST_KEYS, settings
+
+    monkeypatch.setenv(tokens.ENV_VAR, TEST_KEYS)  # the restarted engine opens the old tokens
+    upgrade(db_url)
+    engine = BackgroundServer(engine_server.SPEC, settings("engine")).start()
+    port = engine.port
+    cluster = Cluster(db_url, engine.target)
+    cluster.start_replay()
+    cluster.start_mm()
+    try:
+        stub = cluster.mm()
+        ticket = seated(stub, enqueue(stub, "alice", "doudizhu3").ticket_id)
+        table_id = ticket.table_id
+        s = started(stub, table_id, "alice")
+        engine.stop()  # deadlines fall due meanwhile: they wait for the engine
+        time.sleep(0.8)
+        pass_ = engine_pb2.Action()
+        setattr(pass_, "pass", True)
+        code, why = reason(stub.Act, M.ActRequest(table_id=table_id, player_id="alice",
+                                                   action=pass_))  # fmt: skip
+        assert (code, why) == (grpc.StatusCode.UNAVAILABLE, "ENGINE_UNAVAILABLE")
+        during = snap_or_none(stub, table_id)
+        engine = BackgroundServer(engine_server.SPEC, settings("engine", port)).start()
+        stream = Stream(stub, table_id, "alice")
+        wait_for(lambda: game_over_ids(stream), timeout=60)
+        stream.close()
+        assert during is None or during.game_id == s.game_id
+        wait_for(lambda: (v := verify(cluster, s.game_id)).ok and v.settlement_json)
+    finally:
+        cluster.stop()
+        engine.stop()
+
+
+def snap_or_none(stub: Any, table_id: str) -> M.TableSnapshot | None:
+    try:
+        return snap(stub, table_id, "alice")
+    except grpc.RpcError:
+        return None  # the snapshot's view needs the engine too
