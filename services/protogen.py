@@ -3,7 +3,7 @@
 The proto tree mirrors the import path: ``proto/cardroom/v1/engine.proto`` becomes the module
 ``cardroom.v1.engine_pb2``, found under ``services/gen/cardroom/v1/`` (pyproject.toml maps the
 top-level package ``cardroom`` there).  The output is committed and never edited by hand;
-``tests/engine_service/test_stubs.py`` regenerates into a temporary folder and fails when the
+``tests/engine/test_stubs.py`` regenerates into a temporary folder and fails when the
 committed files differ.
 
     python -m services.protogen            # regenerate services/gen

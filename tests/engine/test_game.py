@@ -1,195 +1,305 @@
-"""The state machine: every rule of RULES.md §4 and every refusal reason."""
+"""The game RPCs over a real server: whole games, every error reason, tokens and views."""
 
 from __future__ import annotations
 
+import json
+import random
+from typing import Any
+
 import pytest
+from cardroom.v1 import common_pb2, engine_pb2
 
-from services.engine.rules import (
-    Bid,
-    IllegalAction,
-    Pass,
-    PlayCards,
-    ShowHand,
-    Timeout,
-    apply,
-    format_cards,
-    legal_actions,
-    new_game,
-    parse_cards,
-    variant,
-)
-from services.engine.rules.deal import deal_from_seed, first_bidder, redeal_seed
+from services.engine import rules
 
-from .gamekit import action, deal, run
+from .test_basics import FAILED, INVALID, refused
 
 
-def refused(state, move: str, reason: str) -> None:  # type: ignore[no-untyped-def]
-    before = state.to_dict()
-    with pytest.raises(IllegalAction) as exc:
-        apply(state, action(move) if isinstance(move, str) else move)
-    assert exc.value.reason == reason
-    assert state.to_dict() == before
+def new_game(stub: Any, variant: str = "ddz3", seed: str = "cardroom", **kw: Any) -> Any:
+    req = engine_pb2.NewGameRequest(variant=variant, deal=engine_pb2.Deal(seed=seed), **kw)
+    return stub.NewGame(req, timeout=10)
 
 
-def test_bidding_order_and_bid_rules() -> None:
-    s = deal("ddz3", ["3s", "4s", "5s"], "6s 7s 8s", first_bidder=1)
-    assert s.turn == 1
-    refused(s, "0 b1", "NOT_YOUR_TURN")
-    refused(s, "1 b4", "BAD_BID")
-    refused(s, "1 b0", "BAD_BID")
-    refused(s, "1 3s", "WRONG_PHASE")
-    refused(s, "1 show", "WRONG_PHASE")
-    refused(s, "7 p", "NO_SUCH_SEAT")
-    s = run(s, "1 b2")
-    refused(s, "2 b2", "BID_TOO_LOW")
-    refused(s, "2 b1", "BID_TOO_LOW")
-    s = run(s, "2 p", "0 p")
-    assert (s.landlord, s.bid, s.phase.value, s.turn) == (1, 2, "play", 1)
-    assert format_cards(s.hands[1]) == "4s6s7s8s"  # the landlord takes the bottom
+def act(seat: int, **kind: Any) -> engine_pb2.Action:
+    return engine_pb2.Action(seat=seat, **kind)
 
 
-def test_bid_three_ends_bidding_at_once() -> None:
-    s = run(deal("ddz3", ["3s", "4s", "5s"], "6s", first_bidder=2), "2 b3")
-    assert s.landlord == 2 and s.phase.value == "play"
+def apply(stub: Any, state: Any, action: engine_pb2.Action, **kw: Any) -> Any:
+    return stub.Apply(engine_pb2.ApplyRequest(state=state, action=action, **kw), timeout=10)
 
 
-def test_forced_bidder_pass_refused_and_timeout_bids_one() -> None:
-    s = deal("ddz4", ["3s", "BJ BJ RJ RJ 4s", "5s", "6s"], "7s", first_bidder=0)
-    s = run(s, "0 p")
-    assert s.must_bid(1)
-    refused(s, "1 p", "MUST_BID")
-    assert Pass(1) not in legal_actions(s)
-    t, _ = apply(s, Timeout(1))
-    assert t.bid == 1 and t.log[-1] == Bid(1, 1, "timeout")
-    # once somebody has bid, the forced bidder may pass
-    s2 = deal("ddz4", ["3s", "3h3c3d3s 4s4h4c4d 5h5c5d5s", "5s", "6s"], "7s", first_bidder=0)
-    assert s2.forced[1]
-    s2 = run(s2, "0 b1", "1 p")
-    assert s2.turn == 2
+def apply_error(stub: Any, state: Any, action: engine_pb2.Action) -> Any:
+    return refused(stub.Apply, engine_pb2.ApplyRequest(state=state, action=action))
 
 
-def test_redeal_then_disband_with_a_seed() -> None:
-    v = variant("ddz3")
-    seed = "redeal-test"
-    s = new_game(v, seed=seed)
-    fb = first_bidder(seed, 3)
-    assert s.turn == fb
-    order = [(fb + i) % 3 for i in range(3)]
-    for deal_no in (1, 2):
-        s, events = apply(s, Pass(order[0]))
-        s, events = apply(s, Pass(order[1]))
-        s, events = apply(s, Pass(order[2]))
-        assert s.deal_no == deal_no and s.turn == fb and s.bids == ()
-        assert s.hands == deal_from_seed(v, redeal_seed(seed, deal_no)).hands
-        assert "redeal" in [e.type for e in events]
-    for seat in order:
-        s, _ = apply(s, Pass(seat))
-    assert s.status.value == "disbanded" and s.settlement.scores == (0, 0, 0)
-    refused(s, f"{order[0]} b1", "GAME_OVER")
+def test_new_game_deals_events_in_the_envelope(stub: Any) -> None:
+    r = new_game(
+        stub, view_seat=1, game_id="g-1", actor="table:7",
+        players=["alice", "bob", "bot:carol"], table=engine_pb2.TableRef(id="t7", game_no=3),
+    )  # fmt: skip
+    assert (r.state.game_id, r.state.seq) == ("g-1", 5)
+    assert [e.envelope.seq for e in r.events] == [1, 2, 3, 4, 5]
+    # seq 1: the header, for auditors only (its seed reveals every hand).
+    header = r.events[0]
+    assert header.type == "game_header"
+    assert header.envelope.visibility == common_pb2.VISIBILITY_AUDITOR
+    assert json.loads(header.data_json) == {
+        "game_id": "g-1", "variant": "doudizhu3", "rules_version": rules.RULES_VERSION,
+        "room": rules.Room().to_dict(), "deal": {"seed": "cardroom"}, "first_bidder": 0,
+        "players": ["alice", "bob", "bot:carol"], "table": {"id": "t7", "game_no": 3},
+    }  # fmt: skip
+    private = [e for e in r.events if e.envelope.visibility == common_pb2.VISIBILITY_SEAT]
+    assert [e.envelope.seat for e in private] == [0, 1, 2]
+    assert r.events[-1].envelope.visibility == common_pb2.VISIBILITY_PUBLIC
+    public = json.loads(r.events[-1].data_json)
+    assert public["counts"] == [17, 17, 17]
+    assert public["commitment"] == rules.deal_commitment("g-1", "cardroom")
+    assert r.events[0].envelope.actor == "table:7" and r.events[0].envelope.server_time.seconds
+    assert r.public_view.phase == engine_pb2.PHASE_BIDDING and r.public_view.hand == ""
+    assert len(rules.parse_cards(r.seat_view.hand)) == 17 and r.seat_view.seat == 1
+    assert json.loads(r.events[2].data_json)["hand"] == r.seat_view.hand
+    assert len(r.state.token) < 1024
 
 
-def test_explicit_deal_all_pass_is_status_redeal() -> None:
-    s = run(deal("ddz3", ["3s", "4s", "5s"], "6s"), "0 p", "1 p", "2 p")
-    assert s.status.value == "redeal" and s.settlement.scores == (0, 0, 0)
+def play_out(stub: Any, state: Any, rnd: random.Random) -> tuple[Any, int]:
+    moves = 0
+    while True:
+        legal = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state), timeout=10)
+        assert legal.actions, "a running game always has a legal action"
+        assert all(a.seat == legal.seat for a in legal.actions)
+        answer = apply(stub, state, rnd.choice(list(legal.actions)), view_seat=legal.seat)
+        moves += 1
+        assert answer.state.seq >= state.seq + 1
+        assert [e.envelope.seq for e in answer.events] == list(
+            range(state.seq + 1, answer.state.seq + 1)
+        )
+        state = answer.state
+        if answer.game_over:
+            return answer, moves
 
 
-def test_tricks_passes_and_free_lead() -> None:
-    s = deal("ddz3", ["3s 9s 9h", "4s 8s Ks", "5s 6s"], "7s")
-    s = run(s, "0 b1", "1 p", "2 p")
-    refused(s, "0 p", "MUST_LEAD")
-    refused(s, "0 Ks", "CARDS_NOT_IN_HAND")
-    refused(s, "0 3s9s", "NOT_A_PATTERN")
-    s = run(s, "0 3s")
-    refused(s, "1 3s", "CARDS_NOT_IN_HAND")
-    refused(s, "1 4s8s", "NOT_A_PATTERN")
-    s = run(s, "1 p", "2 5s", "0 7s")
-    refused(s, "1 4s", "DOES_NOT_BEAT")
-    s = run(s, "1 8s", "2 p", "0 9s", "1 p", "2 p")  # a seat that passed played again
-    assert s.last is None and s.turn == 0  # everyone else passed: seat 0 leads freely
-    s = run(s, "0 9h")
-    assert s.status.value == "finished" and s.winner == 0
+@pytest.mark.parametrize("variant", ["doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2"])
+def test_whole_games_end_with_a_settlement(stub: Any, variant: str) -> None:
+    rnd = random.Random(variant)
+    answer, _moves = play_out(stub, new_game(stub, variant, seed=variant).state, rnd)
+    s = answer.settlement
+    assert s.status in (engine_pb2.GAME_STATUS_FINISHED, engine_pb2.GAME_STATUS_DISBANDED)
+    assert len(s.scores) == rules.variant(variant).players
+    assert json.loads(s.settlement_json)["scores"] == list(s.scores)
+    assert answer.public_view.phase == engine_pb2.PHASE_OVER
+    err = apply_error(stub, answer.state, act(0, leave=True))
+    assert (err.code, err.reason) == (FAILED, "GAME_OVER")
+    legal = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=answer.state))
+    assert not legal.actions and not legal.HasField("seat")
+    # The record of the finished game settles to the same scores.
+    record = json.loads(answer.public_view.view_json)["record"]
+    settled = stub.Settle(engine_pb2.SettleRequest(record_json=json.dumps(record)), timeout=10)
+    assert list(settled.settlement.scores) == list(s.scores)
 
 
-def test_show_hand_window_and_declining() -> None:
-    s = run(deal("ddz4", ["3s 4s", "5s", "6s", "7s"], "8s"), "0 b1", "1 p", "2 p", "3 p")
-    assert s.phase.value == "show_hand" and ShowHand(0) in legal_actions(s)
-    refused(s, "0 p", "MUST_LEAD")
-    declined = run(s, "0 3s")
-    assert not declined.shown and declined.phase.value == "play"
-    refused(declined, "1 show", "WRONG_PHASE")
-    shown = run(s, "0 show")
-    assert shown.shown and shown.phase.value == "play"
-    ddz3 = run(deal("ddz3", ["3s", "4s", "5s"], "6s"), "0 b1", "1 p", "2 p")
-    assert ddz3.phase.value == "play"
-    refused(ddz3, "0 show", "WRONG_PHASE")
+def test_bidding_and_play_errors(stub: Any) -> None:
+    g = new_game(stub)
+    turn = g.public_view.turn
+    other = (turn + 1) % 3
+    cases = [
+        (act(other, bid=1), FAILED, "NOT_YOUR_TURN"),
+        (act(turn, play=engine_pb2.PlayCards(cards="3s")), FAILED, "WRONG_PHASE"),
+        (act(turn, bid=4), INVALID, "BAD_BID"),
+        (act(turn, **{"pass": False}), INVALID, "BAD_ACTION"),
+        (act(7, bid=1), INVALID, "NO_SUCH_SEAT"),
+        (act(turn), INVALID, "MISSING_FIELD"),
+    ]
+    for action, code, reason in cases:
+        err = apply_error(stub, g.state, action)
+        assert (err.code, err.reason) == (code, reason), action
+    after_bid = apply(stub, g.state, act(turn, bid=2)).state
+    err = apply_error(stub, after_bid, act(other, bid=1))
+    assert (err.code, err.reason) == (FAILED, "BID_TOO_LOW")
+    playing = apply(stub, after_bid, act(other, bid=3), view_seat=other)
+    assert playing.public_view.landlord == other
+    hand = rules.parse_cards(playing.seat_view.hand)
+    not_mine = next(c for c in rules.VARIANTS["doudizhu3"].deck if c not in hand)
+    lowest = rules.format_cards([min(hand)])
+    cases = [
+        (act(other, **{"pass": True}), FAILED, "MUST_LEAD"),
+        (
+            act(other, play=engine_pb2.PlayCards(cards=rules.format_cards([not_mine]))),
+            FAILED,
+            "CARDS_NOT_IN_HAND",
+        ),
+        (act(other, play=engine_pb2.PlayCards(cards="3x")), INVALID, "INVALID_CARDS"),
+    ]
+    for action, code, reason in cases:
+        err = apply_error(stub, playing.state, action)
+        assert (err.code, err.reason) == (code, reason), action
+    led = apply(stub, playing.state, act(other, play=engine_pb2.PlayCards(cards=lowest)))
+    nxt = (other + 1) % 3
+    err = apply_error(stub, led.state, act(nxt, play=engine_pb2.PlayCards(cards=lowest)))
+    assert err.reason in ("DOES_NOT_BEAT", "CARDS_NOT_IN_HAND")
 
 
-def test_spade_three_openers() -> None:
-    for i in range(10):
-        s = new_game("zsy1", seed=f"o{i}")
-        assert parse_cards("3s")[0] in s.hands[s.turn]
-        s2 = new_game("zsy2", seed=f"o{i}")
-        assert s2.turn == deal_from_seed(variant("zsy2"), f"o{i}").spade_three_seat
-        assert parse_cards("3s")[0] in s2.hands[s2.turn]
-    assert deal("zsy2", ["4s", "3s", "3s", "5s"], first_bidder=None).turn == 1
-    assert deal("zsy2", ["4s", "3s", "3s", "5s"], first_bidder=None, opener=2).turn == 2
-
-
-def test_first_lead_holds_spade_three_option() -> None:
-    from services.engine.rules import Room
-
-    room = Room(overrides=(("first_lead_holds_spade_three", True),))
-    s = deal("zsy1", ["3s 4s", "5s", "6s", "7s"], first_bidder=None, room=room)
-    refused(s, "0 4s", "MUST_HOLD_SPADE_THREE")
-    assert all(0 in a.cards for a in legal_actions(s) if isinstance(a, PlayCards))
-    s = run(s, "0 timeout")
-    assert s.log[-1] == PlayCards(0, parse_cards("3s"), None, "timeout")
-
-
-def test_timeout_in_play_applies_the_autoplay_move() -> None:
-    s = run(deal("ddz3", ["3s 4s 4h", "5s 8s", "6s 7s"], "Ks"), "0 b1", "1 p", "2 p")
-    s = run(s, "0 timeout")
-    assert s.log[-1] == PlayCards(0, parse_cards("3s"), None, "timeout")
-    s = run(s, "1 timeout")
-    assert s.log[-1] == PlayCards(1, parse_cards("5s"), None, "timeout")
-    refused(s, "1 timeout", "NOT_YOUR_TURN")
-
-
-def test_escape_is_open_to_any_seat_and_autoplay_switch() -> None:
-    s = deal("ddz3", ["3s", "4s", "5s"], "6s")
-    s = run(s, "0 b1")
-    s2, events = apply(s, action("2 leave"))
-    assert [e.type for e in events] == ["leave", "game_over"]
-    assert s2.status.value == "escaped" and s2.escaper == 2
-    from services.engine.rules import SetAutoplay
-
-    s3, _ = apply(s, SetAutoplay(2, True))
-    assert s3.autoplay == (False, False, True) and s3.turn == s.turn
-
-
-def test_explicit_deal_checks() -> None:
-    from services.engine.rules import ExplicitDeal
-
-    for hands, bottom, reason in [
-        (["3s", "3s", "4s"], "", "BAD_DEAL"),  # one deck holds one 3s
-        (["3s", "4s"], "", "BAD_DEAL"),
-        (["", "4s", "5s"], "", "BAD_DEAL"),
+def test_explicit_deal_errors_and_must_bid(stub: Any) -> None:
+    hands = ["BJBJRJRJ3s", "4s4h", "5s5h", "6s6h"]
+    req = engine_pb2.NewGameRequest(
+        variant="doudizhu4",
+        deal=engine_pb2.Deal(explicit=engine_pb2.ExplicitDeal(hands=hands, bottom="7s7h")),
+        first_bidder=0,
+    )
+    g = stub.NewGame(req, timeout=10)
+    err = apply_error(stub, g.state, act(0, **{"pass": True}))
+    assert (err.code, err.reason) == (FAILED, "MUST_BID")
+    bad = engine_pb2.NewGameRequest(
+        variant="doudizhu4",
+        deal=engine_pb2.Deal(explicit=engine_pb2.ExplicitDeal(hands=hands[:2])),
+        first_bidder=0,
+    )
+    assert refused(stub.NewGame, bad).reason == "BAD_DEAL"
+    for fields, reason, field in [
+        ({"deal": engine_pb2.Deal(seed="x")}, "MISSING_FIELD", "variant"),
+        ({"variant": "ddz3"}, "MISSING_FIELD", "deal"),
+        ({"variant": "x", "deal": engine_pb2.Deal(seed="x")}, "UNKNOWN_VARIANT", "variant"),
+        ({"variant": "ddz3", "deal": engine_pb2.Deal(seed="")}, "MISSING_FIELD", "deal.seed"),
+        (
+            {"variant": "ddz3", "deal": engine_pb2.Deal(seed="x"), "first_bidder": 3},
+            "NO_SUCH_SEAT",
+            "first_bidder",
+        ),
+        (
+            {"variant": "ddz3", "deal": engine_pb2.Deal(seed="x"), "view_seat": -1},
+            "NO_SUCH_SEAT",
+            "view_seat",
+        ),
+        (
+            {
+                "variant": "ddz3",
+                "deal": engine_pb2.Deal(seed="x"),
+                "room": common_pb2.Room(stake=-2),
+            },
+            "INVALID_ROOM",
+            "room.stake",
+        ),
+        (
+            {
+                "variant": "ddz3",
+                "deal": engine_pb2.Deal(seed="x"),
+                "room": common_pb2.Room(overrides_json='{"min_straight": "six"}'),
+            },
+            "INVALID_OVERRIDE",
+            "room.overrides_json.min_straight",
+        ),
     ]:
-        spec = ExplicitDeal(tuple(parse_cards(h) for h in hands), parse_cards(bottom))
-        with pytest.raises(IllegalAction) as exc:
-            new_game("ddz3", deal=spec, first_bidder=0)
-        assert exc.value.reason == reason
-    with pytest.raises(IllegalAction):
-        new_game("ddz3", deal=ExplicitDeal((parse_cards("3s"),) * 3))
+        err = refused(stub.NewGame, engine_pb2.NewGameRequest(**fields))
+        assert (err.code, err.reason, err.fields) == (INVALID, reason, [field]), fields
 
 
-def test_ambiguous_lead_reading() -> None:
-    hand = "3s3h3c 4s4h4c 5s5h5c 6s6h6c"
-    s = run(deal("ddz3", [hand, "7s", "8s"], "9s 9h 9c"), "0 b1", "1 p", "2 p")
-    plain = run(s, "0 3s3h3c4s4h4c5s5h5c6s6h6c")
-    assert plain.last.pattern.reading == "triple_chain:6"
-    named = run(s, "0 3s3h3c4s4h4c5s5h5c6s6h6c as plane_single:5")
-    assert named.last.pattern.reading == "plane_single:5"
-    assert named.log[-1].reading == "plane_single:5"
-    readings = [a.reading for a in legal_actions(s) if isinstance(a, PlayCards) and a.reading]
-    assert "plane_single:6" in readings
+def test_forged_edited_stale_and_foreign_tokens_are_refused(stub: Any) -> None:
+    g = new_game(stub).state
+    turn = new_game(stub).public_view.turn
+    action = act(turn, bid=1)
+    apply(stub, g, action)  # the genuine token works
+    flipped = bytearray(g.token)
+    flipped[len(flipped) // 2] ^= 1
+    variants = [
+        engine_pb2.GameToken(game_id=g.game_id, seq=g.seq, token=bytes(flipped)),
+        engine_pb2.GameToken(game_id=g.game_id, seq=g.seq + 1, token=g.token),
+        engine_pb2.GameToken(game_id="another", seq=g.seq, token=g.token),
+        engine_pb2.GameToken(game_id=g.game_id, seq=g.seq, token=b"\x01\x01k" + bytes(64)),
+        engine_pb2.GameToken(game_id=g.game_id, seq=g.seq, token=g.token[:-1]),
+    ]
+    for token in variants:
+        err = apply_error(stub, token, action)
+        assert (err.code, err.reason, err.fields) == (
+            INVALID,
+            "STATE_TOKEN_INVALID",
+            ["state.token"],
+        )
+    err = refused(stub.Apply, engine_pb2.ApplyRequest(action=action))
+    assert (err.reason, err.fields) == ("MISSING_FIELD", ["state"])
+
+
+def test_seat_view_holds_no_hidden_card(stub: Any) -> None:
+    rnd = random.Random(5)
+    state = new_game(stub, seed="views").state
+    for _ in range(30):
+        legal = stub.ListLegalActions(engine_pb2.ListLegalActionsRequest(state=state))
+        if not legal.actions:
+            break
+        answer = apply(stub, state, rnd.choice(list(legal.actions)))
+        state = answer.state
+        if answer.game_over:
+            break
+        hands = []
+        for seat in range(3):
+            view = stub.GetSeatView(engine_pb2.GetSeatViewRequest(state=state, seat=seat)).view
+            hands.append(rules.parse_cards(view.hand))
+        for seat in range(3):
+            view = stub.GetSeatView(engine_pb2.GetSeatViewRequest(state=state, seat=seat)).view
+            seen = json.loads(view.view_json)
+            assert rules.parse_cards(seen["hand"]) == hands[seat]
+            public = set()  # the bottom (ddz3, once taken) and a shown hand are public
+            for key in ("bottom", "shown_hand"):
+                public |= set(rules.parse_cards(seen.get(key) or ""))
+            hidden = {c for s, h in enumerate(hands) if s != seat for c in h} - public
+            shown = set()
+            for key in ("bottom", "shown_hand", "last_play"):
+                shown |= set(rules.parse_cards(seen.get(key) or ""))
+            for item in seen["history"]:
+                shown |= set(rules.parse_cards(item.get("play", "")))
+            assert not shown & hidden
+            assert seen["record"] is None  # the full record only once the game is over
+        public = json.loads(answer.public_view.view_json)
+        assert public["hand"] is None and answer.public_view.hand == ""
+
+
+def test_hint_and_seat_view_errors(stub: Any) -> None:
+    g = new_game(stub)
+    turn = g.public_view.turn
+    hint = stub.GetHint(engine_pb2.GetHintRequest(state=g.state, seat=turn)).hint
+    assert hint.seat == turn and hint.WhichOneof("kind") in ("bid", "pass")
+    apply(stub, g.state, hint)  # the hint is a legal action
+    none = stub.GetHint(engine_pb2.GetHintRequest(state=g.state, seat=(turn + 1) % 3))
+    assert not none.HasField("hint")
+    for call, req, reason, field in [
+        (stub.GetHint, engine_pb2.GetHintRequest(state=g.state), "MISSING_FIELD", "seat"),
+        (stub.GetHint, engine_pb2.GetHintRequest(state=g.state, seat=5), "NO_SUCH_SEAT", "seat"),
+        (stub.GetSeatView, engine_pb2.GetSeatViewRequest(seat=0), "MISSING_FIELD", "state"),
+        (
+            stub.GetSeatView,
+            engine_pb2.GetSeatViewRequest(state=g.state, seat=3),
+            "NO_SUCH_SEAT",
+            "seat",
+        ),
+        (stub.ListLegalActions, engine_pb2.ListLegalActionsRequest(), "MISSING_FIELD", "state"),
+    ]:
+        err = refused(call, req)
+        assert (err.code, err.reason, err.fields) == (INVALID, reason, [field])
+
+
+def test_settle_json_structured_and_errors(stub: Any) -> None:
+    record = {
+        "variant": "ddz3",
+        "deal": {"seed": "cardroom"},
+        "actions": [{"seat": 0, "bid": 3}, {"seat": 0, "leave": True}],
+    }
+    r = stub.Settle(engine_pb2.SettleRequest(record_json=json.dumps(record)), timeout=10)
+    assert r.settlement.status == engine_pb2.GAME_STATUS_ESCAPED
+    assert list(r.settlement.scores) == [-9, 0, 0] and r.settlement.escaper == 0
+    structured = engine_pb2.GameRecord(
+        variant="ddz3",
+        deal=engine_pb2.Deal(seed="cardroom"),
+        actions=[act(0, bid=3), act(0, leave=True)],
+    )
+    r2 = stub.Settle(engine_pb2.SettleRequest(structured=structured), timeout=10)
+    assert list(r2.settlement.scores) == [-9, 0, 0]
+    illegal = {**record, "actions": [{"seat": 0, "bid": 3}, {"seat": 1, "pass": True}]}
+    err = refused(stub.Settle, engine_pb2.SettleRequest(record_json=json.dumps(illegal)))
+    assert (err.code, err.reason, err.fields) == (FAILED, "NOT_YOUR_TURN", ["actions[1]"])
+    unfinished = {**record, "actions": [{"seat": 0, "bid": 3}]}
+    err = refused(stub.Settle, engine_pb2.SettleRequest(record_json=json.dumps(unfinished)))
+    assert (err.code, err.reason) == (FAILED, "GAME_NOT_OVER")
+    for raw, field in [("{", "record_json"), ('{"variant": 3}', "variant")]:
+        err = refused(stub.Settle, engine_pb2.SettleRequest(record_json=raw))
+        assert (err.code, err.reason, err.fields) == (INVALID, "BAD_RECORD", [field]), raw
+    err = refused(stub.Settle, engine_pb2.SettleRequest(record_json="[]"))
+    assert (err.code, err.reason) == (INVALID, "BAD_RECORD")
+    err = refused(stub.Settle, engine_pb2.SettleRequest())
+    assert (err.reason, err.fields) == ("MISSING_FIELD", ["record"])

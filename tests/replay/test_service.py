@@ -638,7 +638,7 @@ def test_verify_checks_the_deal_commitment_and_the_revealed_seed(
 def test_exports_written_before_the_shape_change_still_import_and_verify(replay: Running) -> None:
     """Records exported by the engine before this change (rules version 1, a room whose
     timer was then a variant override) import, verify and keep their recorded scores."""
-    fixture = Path(__file__).parents[1] / "engine" / "fixtures"
+    fixture = Path(__file__).parents[1] / "rules" / "fixtures"
     old = json.loads((fixture / "exports_before_table_settings.json").read_text())
     for rec in old:
         resp = replay.stub.ImportGame(R.ImportGameRequest(record_json=json.dumps(rec)), metadata=W)

@@ -30,7 +30,7 @@ integer in ``[0, players-1]`` drawn from that domain's stream of the game's seed
 the seed ``redeal_seed(seed, d)``: the game's seed itself for ``d = 0``, else the string
 ``seed + "/redeal/" + str(d)``.  The first bidder stays the one of the game's seed.
 
-Test vectors (also checked by ``tests/engine/test_deal.py`` and listed in
+Test vectors (also checked by ``tests/rules/test_deal.py`` and listed in
 ``docs/deal-test-vectors.md``):
 
 >>> from .variants import variant

@@ -220,7 +220,7 @@ def test_a_flush_follows_a_higher_plain_straight() -> None:
 
 
 # ------------------------------------------------------------------------- golden counts
-# tests/engine/golden/move_counts.json, written by make_golden.py (which checks the counts by
+# tests/rules/golden/move_counts.json, written by make_golden.py (which checks the counts by
 # brute force before writing): a change in what the generator offers shows here.
 
 

@@ -1,9 +1,9 @@
-"""Regenerate tests/engine/golden/move_counts.json: golden legal-move counts (like a chess
+"""Regenerate tests/rules/golden/move_counts.json: golden legal-move counts (like a chess
 engine's perft file), so any change in what the generator offers shows up in review.
 
-    .venv/bin/python -m tests.engine.make_golden          # check, then write the file
-    .venv/bin/python -m tests.engine.make_golden --dry    # check only
-    .venv/bin/python -m tests.engine.make_golden --verify --limit 25000000  # the file, fully
+    .venv/bin/python -m tests.rules.make_golden          # check, then write the file
+    .venv/bin/python -m tests.rules.make_golden --dry    # check only
+    .venv/bin/python -m tests.rules.make_golden --verify --limit 25000000  # the file, fully
 
 Positions per variant, all from one fixed seed (a ``random.Random`` of its own, never the
 global one):
@@ -150,7 +150,7 @@ def dump(positions: list[dict[str, Any]]) -> str:
     lines = ",\n".join("    " + json.dumps(p, ensure_ascii=False) for p in positions)
     head = {
         "about": "legal-move counts (passing not counted); regenerate: "
-        "python -m tests.engine.make_golden",
+        "python -m tests.rules.make_golden",
         "rules_version": rules.RULES_VERSION,
         "seed": SEED,
     }
