@@ -10,6 +10,7 @@ Every service defines its tables on :data:`metadata`, so one alembic history
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -73,3 +74,21 @@ def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA busy_timeout=10000")
     cur.close()
+
+
+async def database_ready(engine: Engine, timeout_s: float = 3.0) -> bool:
+    """A readiness probe (``common.server.add_readiness``): the database answers in time."""
+    try:
+        return await asyncio.wait_for(asyncio.to_thread(answers, engine), timeout_s)
+    except TimeoutError:
+        return False
+
+
+def answers(engine: Engine) -> bool:
+    """Whether the database answers a trivial query now (a readiness probe's question)."""
+    try:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+    except Exception:
+        return False
+    return True

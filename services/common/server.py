@@ -8,8 +8,9 @@ engine and the replay store:
   so the kernel spreads connections over them (grpc examples/python/multiprocessing).  Workers
   are *spawned*, never forked: gRPC's core must not be inherited across ``fork``.  A worker
   that dies is restarted.
-* ``grpc.health.v1`` health (SERVING once started) and server reflection, so grpcurl and load
-  tools work without the .proto files.
+* ``grpc.health.v1`` health (SERVING once started, or, for a service that registered a
+  readiness probe, while the probe says its database answers) and server reflection, so
+  grpcurl and load tools work without the .proto files.
 * Graceful shutdown on SIGTERM/SIGINT: health goes NOT_SERVING, new calls are refused,
   in-flight calls get ``grace_s`` seconds to finish, and the process exits 0.
 * Keepalive and message-size limits, optional TLS, deadlines checked before a handler runs,
@@ -50,6 +51,44 @@ log = clog.get_logger("cardroom.server")
 
 #: Registers a service's servicers on a server and returns their full service names.
 Register = Callable[[grpc.aio.Server, ServerSettings], Sequence[str]]
+#: Whether a service can do its work (its database answers): health says SERVING only then.
+Probe = Callable[[], Awaitable[bool]]
+#: How often readiness is probed, in seconds.
+READINESS_INTERVAL_S = 2.0
+_PROBES: dict[int, list[Probe]] = {}  # id(server) -> the probes its register hook added
+
+
+def add_readiness(server: grpc.aio.Server, probe: Probe) -> None:
+    """Make ``server``'s health follow ``probe`` (called from a register hook): SERVING while
+    it answers True, NOT_SERVING while it answers False or fails, checked every
+    :data:`READINESS_INTERVAL_S`.  The process keeps serving either way."""
+    _PROBES.setdefault(id(server), []).append(probe)
+
+
+async def _ready(probes: Sequence[Probe]) -> bool:
+    for probe in probes:
+        try:
+            if not await probe():
+                return False
+        except Exception:
+            return False
+    return True
+
+
+async def _watch_readiness(
+    health_servicer: Any, names: Sequence[str], probes: Sequence[Probe], serving: bool
+) -> None:
+    while True:
+        await asyncio.sleep(READINESS_INTERVAL_S)
+        ready = await _ready(probes)
+        if ready != serving:
+            serving = ready
+            log.warning("readiness changed", serving=ready)
+            status = health_pb2.HealthCheckResponse.SERVING
+            if not ready:
+                status = health_pb2.HealthCheckResponse.NOT_SERVING
+            for name in ("", *names):
+                await health_servicer.set(name, status)
 
 
 @dataclass(frozen=True)
@@ -275,8 +314,16 @@ async def run_worker(
     else:
         port = server.add_secure_port(settings.address, creds)
     await server.start()
+    probes = _PROBES.pop(id(server), [])
+    ready = await _ready(probes)
     for name in ("", *names):
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+        status = health_pb2.HealthCheckResponse.SERVING
+        if not ready:
+            status = health_pb2.HealthCheckResponse.NOT_SERVING
+        await health_servicer.set(name, status)
+    watcher = None
+    if probes:
+        watcher = asyncio.create_task(_watch_readiness(health_servicer, names, probes, ready))
     log.info(
         "serving",
         service=spec.name,
@@ -287,6 +334,8 @@ async def run_worker(
     if on_ready is not None:
         on_ready(port)
     await stop.wait()
+    if watcher is not None:
+        watcher.cancel()
     log.info("shutting down", service=spec.name, grace_s=settings.grace_s, pid=os.getpid())
     # NOT_SERVING first, so load balancers steer new calls away while in-flight ones finish.
     await health_servicer.enter_graceful_shutdown()

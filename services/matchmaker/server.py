@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 import grpc
 
 from services.common import logging as clog
-from services.common.db import default_url, make_engine
+from services.common.db import database_ready, default_url, make_engine
 from services.common.migrate import pending
-from services.common.server import ServiceSpec, serve
+from services.common.server import ServiceSpec, add_readiness, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
 
 from .access import Access
@@ -101,6 +101,10 @@ def register_with(
 ) -> Sequence[str]:
     config = config or MatchmakerConfig.from_env()
     servicer = build(config)
+    # Health follows the matchmaker's own readiness, its database; an engine or replay outage
+    # shows in GetStatus and the logs instead, and tables wait for it.
+    engine = servicer.runner.store.engine
+    add_readiness(server, functools.partial(database_ready, engine))
     if config.access.open:
         clog.get_logger("cardroom.matchmaker").warning(
             "no matchmaker credentials configured: every caller may act for every player",

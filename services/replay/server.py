@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import grpc
 
 from services.common import logging as clog
-from services.common.db import default_url, make_engine
+from services.common.db import database_ready, default_url, make_engine
 from services.common.migrate import pending
-from services.common.server import ServiceSpec, add_service, serve
+from services.common.server import ServiceSpec, add_readiness, add_service, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
 from services.common.wire import replay_pb2
 
@@ -78,7 +78,9 @@ def register_with(
 ) -> Sequence[str]:
     """The runner's register hook (a module-level function, so spawned workers can import
     it): every worker opens its own engine and connection pool."""
-    return add_to_server(server, build_servicer(config or ReplayConfig.from_env()))
+    servicer = build_servicer(config or ReplayConfig.from_env())
+    add_readiness(server, functools.partial(database_ready, servicer.store.engine))
+    return add_to_server(server, servicer)
 
 
 def make_spec(config: ReplayConfig | None = None) -> ServiceSpec:
