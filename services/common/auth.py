@@ -63,6 +63,20 @@ def _digest(token: str) -> bytes:
     return hashlib.sha256(token.encode()).digest()
 
 
+def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str:
+    """The token of the call's ``authorization: Bearer <token>`` header; UNAUTHENTICATED
+    without one."""
+    header = ""
+    for key, value in metadata or ():
+        if key == "authorization":
+            header = value.decode(errors="replace") if isinstance(value, bytes) else value
+            break
+    scheme, _sep, token = header.strip().partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise unauthenticated("a bearer token is required (authorization: Bearer …)")
+    return token.strip()
+
+
 def unauthenticated(message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.UNAUTHENTICATED, ServiceReason.UNAUTHENTICATED, message)
 
@@ -126,15 +140,7 @@ class AccessPolicy:
         """Who is calling, from the call's metadata; UNAUTHENTICATED without a valid token."""
         if self.open:
             return Principal(ANYONE)
-        header = ""
-        for key, value in metadata or ():
-            if key == "authorization":
-                header = value.decode(errors="replace") if isinstance(value, bytes) else value
-                break
-        scheme, _sep, token = header.strip().partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            raise unauthenticated("a bearer token is required (authorization: Bearer …)")
-        who = self.tokens.get(_digest(token.strip()))
+        who = self.tokens.get(_digest(bearer_token(metadata)))
         if who is None:
             raise unauthenticated("the bearer token is not valid")
         return who

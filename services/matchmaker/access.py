@@ -55,15 +55,7 @@ class Access:
     def who(self, metadata: Sequence[tuple[str, str | bytes]] | None) -> auth.Principal:
         if self.open:
             return auth.Principal(auth.ANYONE)
-        header = ""
-        for key, value in metadata or ():
-            if key == "authorization":
-                header = value.decode(errors="replace") if isinstance(value, bytes) else value
-                break
-        scheme, _sep, token = header.strip().partition(" ")
-        token = token.strip()
-        if scheme.lower() != "bearer" or not token:
-            raise auth.unauthenticated("a bearer token is required (authorization: Bearer …)")
+        token = auth.bearer_token(metadata)
         if not self.backends.open:
             try:
                 return self.backends.principal(metadata)

@@ -7,10 +7,8 @@ from __future__ import annotations
 import json
 import os
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import grpc
@@ -22,9 +20,8 @@ from cardroom.v1 import (
     replay_pb2,
     replay_pb2_grpc,
 )
-from sqlalchemy import create_engine, text
 
-from services.common.db import make_engine, normalize_url
+from services.common.db import make_engine
 from services.common.migrate import upgrade
 from services.common.server import BackgroundServer, ServiceSpec
 from services.common.settings import ServerSettings
@@ -39,8 +36,6 @@ from services.replay.service import ReplayServicer
 from services.replay.store import EventStore
 
 M = matchmaker_pb2
-PG_URL = os.environ.get("CARDROOM_TEST_PG_URL", "").strip()
-BACKENDS = ["sqlite"] + (["postgresql"] if PG_URL else [])
 TEST_KEYS = "test1:" + "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8="
 FAST = RunnerSettings(tick_s=0.02, poll_interval_s=0.05, backoff_ms=50, backoff_cap_ms=300,
                       lease_ms=1000)  # fmt: skip
@@ -52,24 +47,6 @@ def settings(name: str, port: int = 0) -> ServerSettings:
     return ServerSettings(
         service=name, port=port, workers=1, grace_s=0.2, log_level="warning", access_log=False
     )
-
-
-@pytest.fixture(params=BACKENDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'store.sqlite3'}"
-        return
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(normalize_url(PG_URL))
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in PG_URL else "?"
-    try:
-        yield f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
 
 
 @pytest.fixture(scope="session")

@@ -4,18 +4,14 @@ own, so tests never see each other's rows."""
 
 from __future__ import annotations
 
-import os
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import grpc
 import pytest
 from cardroom.v1 import replay_pb2_grpc
-from sqlalchemy import create_engine, text
 
-from services.common.db import make_engine, normalize_url
+from services.common.db import make_engine
 from services.common.migrate import upgrade
 from services.common.server import BackgroundServer, ServiceSpec
 from services.common.settings import ServerSettings
@@ -25,28 +21,6 @@ from services.replay.service import ReplayServicer
 from services.replay.store import EventStore
 
 from .helpers import ALICE, AUDITOR, BOB, MALLORY, WRITER
-
-PG_URL = os.environ.get("CARDROOM_TEST_PG_URL", "").strip()
-BACKENDS = ["sqlite"] + (["postgresql"] if PG_URL else [])
-
-
-@pytest.fixture(params=BACKENDS)
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'store.sqlite3'}"
-        return
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(normalize_url(PG_URL))
-    with admin.begin() as conn:
-        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    sep = "&" if "?" in PG_URL else "?"
-    try:
-        yield f"{PG_URL}{sep}options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        admin.dispose()
-
 
 # --------------------------------------------------------------------------- servers
 POLICY = AccessPolicy.from_lists(

@@ -1,0 +1,3 @@
+"""Fixtures every test package shares (the database one: tests/databases.py)."""
+
+pytest_plugins = ["tests.databases"]
