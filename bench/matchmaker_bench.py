@@ -174,7 +174,7 @@ def seating_time(db_url: str, tickets: int = 1000) -> float:
                  "overrides_json": "{}"},
         "timers": {"bid_ms": 30000, "turn_ms": 30000, "start_ms": 30000, "grace_ms": 60000,
                    "bot_think_ms": 1000},
-        "bot_level": "auto", "private_code": "seating-bench",
+        "bot_level": "normal", "private_code": "seating-bench",
     }  # fmt: skip
     pool = ""
     for i in range(tickets):

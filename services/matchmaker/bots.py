@@ -12,7 +12,14 @@ from services.common.wire import action_message, engine_pb2
 from services.engine import rules
 
 DEFAULT_LEVEL = "normal"
-__all__ = ["DEFAULT_LEVEL", "action_message", "autoplay_move", "choose_bot_action", "view_of"]
+__all__ = [
+    "DEFAULT_LEVEL",
+    "LEVELS",
+    "action_message",
+    "autoplay_move",
+    "choose_bot_action",
+    "view_of",
+]
 
 
 def view_of(msg: engine_pb2.View) -> rules.SeatView:
@@ -21,9 +28,9 @@ def view_of(msg: engine_pb2.View) -> rules.SeatView:
 
 
 def choose_bot_action(level: str, view: rules.SeatView, seed: str) -> rules.Action:
-    """The move of a bot of ``level`` (easy, normal, hard; anything else plays as easy) in
+    """The move of a bot of ``level`` (easy, normal or hard: Enqueue refuses any other) in
     ``view``'s seat, which must be the seat to move."""
-    bot = make_bot(level if level in LEVELS else "easy", view.variant, seed)
+    bot = make_bot(level, view.variant, seed)
     action: rules.Action = bot.act(view)
     return action
 

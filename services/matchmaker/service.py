@@ -24,7 +24,7 @@ from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2
 from services.engine import rules
 
 from . import access as acc
-from .bots import DEFAULT_LEVEL
+from .bots import DEFAULT_LEVEL, LEVELS
 from .clients import Unreachable
 from .runner import Runner, engine_down, not_found
 from .store import HeldError, Table, now_ms
@@ -37,7 +37,6 @@ log = clog.get_logger("cardroom.matchmaker")
 DEFAULT_BOT_FILL_MS = 10_000
 MAX_TIMER_MS = 24 * 3600 * 1000
 MAX_CODE = 64
-MAX_LEVEL = 32
 TICKET_STATES = {
     "queued": M.TICKET_STATE_QUEUED,
     "seated": M.TICKET_STATE_SEATED,
@@ -152,9 +151,9 @@ def config_of(request: M.EnqueueRequest) -> tuple[dict[str, Any], rules.Variant]
     room = room_of(request.room)
     v = variant_in_room(request.variant, room)
     level = request.bot_level or DEFAULT_LEVEL
-    limits.check_id(level, "bot_level", MAX_LEVEL)
-    if ":" in level:
-        raise invalid(ServiceReason.INVALID_FIELD, "bot_level must not contain ':'", "bot_level")
+    if level not in LEVELS:
+        known = ", ".join(LEVELS)
+        raise invalid(ServiceReason.INVALID_FIELD, f"bot_level is one of {known}", "bot_level")
     code = limits.check_id(request.private_code, "private_code", MAX_CODE, required=False)
     t = request.timers
     defaults = room.timers  # the room's table settings (RULES.md §6 defaults)

@@ -126,3 +126,12 @@ def _export(game_id: str) -> Any:
     from cardroom.v1 import replay_pb2
 
     return replay_pb2.ExportGameRequest(game_id=game_id)
+
+
+def test_an_unknown_bot_level_is_refused_not_played_as_easy(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    bad = M.EnqueueRequest(player_id="zoe", variant="ddz3", bot_level="grandmaster")
+    assert reason(stub.Enqueue, bad) == "INVALID_FIELD"
+    ok = stub.Enqueue(M.EnqueueRequest(player_id="zoe", variant="ddz3", bot_level="hard",
+                                       bot_fill_after_ms=-1), timeout=10)  # fmt: skip
+    assert ok.state == M.TICKET_STATE_QUEUED
