@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from .apply_bench import apply_section
 from .bots_bench import bots_section
 from .common import Context, Table
 from .douzero_bench import douzero_section
@@ -47,6 +48,11 @@ SECTIONS: tuple[Section, ...] = (
         bots_section,
     ),
     Section("replay", "replay store appends/s vs plain INSERT, games verified/s", replay_section),
+    Section(
+        "apply",
+        "the engine servicer's Apply early vs late in a long game, whole history vs delta",
+        apply_section,
+    ),
     Section("engine", "engine service: game calls vs the empty-RPC baseline", engine_section),
     Section(
         "matchmaker",

@@ -366,14 +366,17 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         elif cause == common_pb2.CAUSE_UNSPECIFIED:
             cause = common_pb2.CAUSE_PLAYER
         deadline = request.turn_deadline if request.HasField("turn_deadline") else None
+        # history_delta: only this call's actions, so the view's cost does not grow with the game.
+        since = len(state.log) if request.history_delta else 0
         response = engine_pb2.ApplyResponse(
             state=self._seal(new, game_id, seq + len(events)),
             events=self._events(events, game_id, seq + 1, actor, cause, deadline),
-            public_view=view_message(rules.public_view(new)),
+            public_view=view_message(rules.public_view(new, history_from=since)),
             game_over=new.over,
         )
         if view_seat is not None:
-            response.seat_view.CopyFrom(view_message(rules.seat_view(new, view_seat)))
+            seat_view = rules.seat_view(new, view_seat, history_from=since)
+            response.seat_view.CopyFrom(view_message(seat_view))
         if new.over and new.settlement is not None:
             response.settlement.CopyFrom(settlement_message(new.settlement))
         return response

@@ -184,7 +184,7 @@ def _cards(text: str | None) -> tuple[int, ...] | None:
     return None if text is None else parse_cards(text)
 
 
-def _view(state: GameState, seat: int | None) -> SeatView:
+def _view(state: GameState, seat: int | None, history_from: int = 0) -> SeatView:
     v = state.variant
     over = state.phase is Phase.OVER
     landlord = state.landlord
@@ -215,7 +215,7 @@ def _view(state: GameState, seat: int | None) -> SeatView:
         shown_hand=state.hands[landlord] if landlord is not None and state.shown else None,
         last=state.last,
         last_seat=state.last_seat,
-        history=state.log[state.deal_start :],
+        history=state.log[max(state.deal_start, history_from) :],
         autoplay=state.autoplay,
         must_bid=seat is not None and to_move and state.must_bid(seat),
         must_hold=must_hold,
@@ -225,16 +225,22 @@ def _view(state: GameState, seat: int | None) -> SeatView:
     return view
 
 
-def seat_view(state: GameState, seat: int) -> SeatView:
-    """What ``seat`` may see of ``state``."""
+def seat_view(state: GameState, seat: int, *, history_from: int = 0) -> SeatView:
+    """What ``seat`` may see of ``state``.
+
+    ``history_from``: an index into the game's action log (``len(previous.log)``); the view's
+    history then holds only this deal's actions from there on — what changed since
+    ``previous``, for a caller that keeps its own history (the engine's ``history_delta``).
+    """
     if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < state.players:
         raise IllegalAction(f"{seat!r} is not a seat of {state.variant.name}", Reason.NO_SUCH_SEAT)
-    return _view(state, seat)
+    return _view(state, seat, history_from)
 
 
-def public_view(state: GameState) -> SeatView:
-    """What anyone may see (no hand): a spectator's or the public event stream's view."""
-    return _view(state, None)
+def public_view(state: GameState, *, history_from: int = 0) -> SeatView:
+    """What anyone may see (no hand): a spectator's or the public event stream's view
+    (``history_from`` as in :func:`seat_view`)."""
+    return _view(state, None, history_from)
 
 
 # ------------------------------------------------------------------ events
