@@ -44,3 +44,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -f services/engine/rules/_native.c services/engine/rules/_native.*.so services/engine/rules/_native.html

@@ -50,6 +50,11 @@ _DATABASE: _Arg = (
 
 # A name with a space ("engine serve") is a command group and its sub-command.
 COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
+    "version": (
+        "services.engine.rules_cli:version_main",
+        "print the version and which rules core is active (compiled or pure Python)",
+        [],
+    ),
     "classify": (
         "services.engine.rules_cli:classify_main",
         "print the pattern a set of cards forms, as JSON",
@@ -203,8 +208,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 
 
+class _Version(argparse.Action):
+    """``--version``: imports the rules only when asked (start-up stays light)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object, **kw: object) -> NoReturn:
+        from services.engine.rules_cli import version_text
+
+        print(version_text())
+        parser.exit(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="cardroom", description=DESCRIPTION)
+    parser.add_argument("--version", action=_Version, nargs=0, help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     groups: dict[str, argparse._SubParsersAction[_Parser]] = {}
     for name, (_, help_text, args) in COMMANDS.items():

@@ -70,3 +70,22 @@ def moves_main(args: argparse.Namespace) -> int:
         out.write(json.dumps(answer, ensure_ascii=False) + "\n")
         out.flush()
     return 0
+
+
+def version_text() -> str:
+    """``cardroom version``: the package, the rules version and the active rules core."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from .rules import CORE, RULES_VERSION
+
+    try:
+        package = version("cardroom")
+    except PackageNotFoundError:
+        package = "unknown"
+    core = "compiled (Cython)" if CORE == "native" else "pure Python"
+    return f"cardroom {package}; rules {RULES_VERSION}; rules core: {core}"
+
+
+def version_main(args: argparse.Namespace) -> int:
+    print(version_text())
+    return 0

@@ -51,7 +51,7 @@ from .errors import CardsNotInDeck, DoesNotBeat, NotAPattern, RecordError, Rules
 from .game import apply, deal_events, legal_actions, new_game
 from .kinds import Kind, Wings
 from .moves import count_plays, legal_plays
-from .patterns import Pattern, Play, beats, classify, parse_reading, preferred, readings
+from .patterns import CORE, Pattern, Play, beats, classify, parse_reading, preferred, readings
 from .policies import auto_bid, autoplay_action, choose_play, hint
 from .record import Record, ReplayError, initial_state, load_record, replay
 from .room import (
@@ -80,6 +80,7 @@ from .views import SeatView, may_see, project, public_view, seat_view, visible_t
 __all__ = [
     "ALIASES",
     "CARDS",
+    "CORE",
     "MAX_FACTOR",
     "MAX_SCORE",
     "RANK_NAMES",

@@ -38,6 +38,7 @@ from .patterns import (
     check_in_deck,
     classify,
     fits_deck,
+    native_core,
     rocket_pattern,
 )
 from .variants import MAX_SHARED_TABLES, Variant
@@ -451,3 +452,9 @@ def _rocket(v: Variant, t: _Tables, h: _Hand, out: list[Play]) -> None:
 def count_plays(v: Variant, hand: Sequence[int], last: Sequence[int] | Pattern | Play = ()) -> int:
     """How many distinct plays (the golden-count figure); passing not included."""
     return len(legal_plays(v, hand, last))
+
+
+#: The pure-Python generator: the reference the compiled core is tested against.
+pure_legal_plays = legal_plays
+if native_core is not None:  # the compiled core (patterns.CORE says which is active)
+    legal_plays = native_core.legal_plays

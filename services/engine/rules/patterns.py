@@ -15,8 +15,11 @@ caller names), and :func:`beats` compares two patterns.
 
 from __future__ import annotations
 
+import importlib
+import os
 from collections.abc import Sequence
 from operator import eq
+from types import ModuleType
 from typing import Final, NamedTuple
 
 from .cards import (
@@ -355,3 +358,27 @@ def beats(play: Pattern, last: Pattern | None) -> bool:
     if pk is lk:
         return play.order > last.order
     return pk is Kind.STRAIGHT_FLUSH and lk is Kind.STRAIGHT
+
+
+# ------------------------------------------------------------------ the compiled core
+#: The pure-Python classifier: the reference the compiled core is tested against.
+pure_classify = classify
+
+
+#: Which rules core answers classify and legal_plays: "native" (the compiled
+#: ``_native`` module, built by setup.py when a C compiler is present) or "pure".  The
+#: environment switch CARDROOM_PURE=1 keeps the pure one (read once, at import).
+def _load_native() -> ModuleType | None:
+    if os.environ.get("CARDROOM_PURE", "").strip() not in ("", "0"):
+        return None
+    try:
+        # By name: the compiled module has no source for import-linter to read.
+        return importlib.import_module(f"{__package__}._native")
+    except ImportError:  # not built: the pure core is complete
+        return None
+
+
+native_core = _load_native()
+CORE = "pure" if native_core is None else "native"
+if native_core is not None:
+    classify = native_core.classify

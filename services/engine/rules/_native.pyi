@@ -1,0 +1,16 @@
+"""Types of the compiled rules core (_native.pyx): the same signatures as the pure functions."""
+
+from collections.abc import Sequence
+
+from .patterns import Pattern, Play
+from .variants import Variant
+
+def legal_plays(
+    v: Variant, hand: Sequence[int], last: Sequence[int] | Pattern | Play = ()
+) -> tuple[Play, ...]: ...
+def count_plays(
+    v: Variant, hand: Sequence[int], last: Sequence[int] | Pattern | Play = ()
+) -> int: ...
+def classify(
+    v: Variant, cards: Sequence[int], reading: str | None = None, last: Pattern | None = None
+) -> Pattern: ...
