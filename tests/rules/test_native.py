@@ -1,0 +1,164 @@
+"""The compiled rules core (_native.pyx) gives exactly what the pure-Python one gives.
+
+Skipped when the compiled core is not built.  The seeded loop covers at least 100,000
+positions per variant (leads and follows, the play to beat given as cards, as a Pattern and
+as a Play, hands of every size, bad cards), comparing every move set object for object, and
+the classification of the play to beat and of a sample of each position's plays, in every
+reading, alone and against the play to beat.  The golden move counts run through both cores
+here; `make test` reruns tests/rules with CARDROOM_PURE=1, so the brute-force oracle and every
+other rules test also check the pure core.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from services.engine import rules
+from services.engine.rules import moves, patterns
+
+from . import make_golden
+from .strategies import positions
+
+native: Any = pytest.importorskip("services.engine.rules._native")
+
+POSITIONS = 100_000  # per variant
+CHUNKS = 4  # the loop is split in tests so that -x stops early and -n spreads it
+PURE_LEGAL = moves.pure_legal_plays
+PURE_CLASSIFY = patterns.pure_classify
+
+
+def _outcome(fn: Any, *args: Any, **kw: Any) -> Any:
+    """A result or the error it raised (type and message), for comparing both cores."""
+    try:
+        return ("ok", fn(*args, **kw))
+    except Exception as exc:
+        return ("error", type(exc), str(exc))
+
+
+def _same_plays(a: tuple[rules.Play, ...], b: tuple[rules.Play, ...], types: bool = True) -> None:
+    assert a == b
+    if not types:
+        return
+    for x, y in zip(a, b, strict=True):
+        # The same objects: Play and Pattern named tuples, Card ints.
+        assert type(x) is type(y) is rules.Play
+        assert type(x.pattern) is type(y.pattern) is rules.Pattern
+        assert [type(c) for c in x.cards] == [type(c) for c in y.cards]
+
+
+def _check_classify(v: rules.Variant, cards: tuple[int, ...], last: Any) -> None:
+    assert _outcome(native.classify, v, cards) == _outcome(PURE_CLASSIFY, v, cards)
+    for reading in rules.readings(v, cards):
+        name = reading.reading
+        assert _outcome(native.classify, v, cards, name) == _outcome(PURE_CLASSIFY, v, cards, name)
+        if last is not None:
+            assert _outcome(native.classify, v, cards, name, last) == _outcome(
+                PURE_CLASSIFY, v, cards, name, last
+            )
+
+
+def _compare_many(name: str, seed: int, count: int) -> int:
+    v = rules.variant(name)
+    rng = random.Random(f"native:{name}:{seed}")
+    # Hands are slices of a few hundred shuffled decks (doubled, so any start fits): shuffling
+    # a deck per position would cost as much as both cores together.
+    decks = []
+    for _ in range(256):
+        deck = list(v.deck)
+        rng.shuffle(deck)
+        decks.append(deck + deck[: v.hand_size + v.bottom_size])
+    width = len(v.deck)
+    biggest = v.hand_size + v.bottom_size
+    prev: tuple[rules.Play, ...] = ()
+    checked = 0
+    while checked < count:
+        deck, start = decks[rng.getrandbits(8)], rng.randrange(width)
+        size = biggest if rng.getrandbits(1) else rng.randint(0, biggest)
+        hand = tuple(sorted(deck[start : start + size]))
+        last: Any = ()
+        if prev and rng.getrandbits(2):  # three follows in four
+            play = rng.choice(prev)
+            last = rng.choice((play, play.pattern, play.cards))
+        got = native.legal_plays(v, hand, last)
+        checked += 1
+        _same_plays(got, PURE_LEGAL(v, hand, last), types=checked % 64 == 0)
+        if got and last == ():
+            prev = got
+        # Classification: the play to beat, and a few of the plays, every reading of each.
+        last_pattern = None
+        if isinstance(last, rules.Play):
+            last_pattern = last.pattern
+        elif isinstance(last, rules.Pattern):
+            last_pattern = last
+        elif last:
+            last_pattern = PURE_CLASSIFY(v, last)
+        if got and checked % 16 == 0:
+            for play in rng.sample(got, min(2, len(got))):
+                _check_classify(v, play.cards, last_pattern)
+    return checked
+
+
+@pytest.mark.parametrize("chunk", range(CHUNKS))
+@pytest.mark.parametrize("name", list(rules.VARIANTS))
+def test_both_cores_agree_on_random_positions(name: str, chunk: int) -> None:
+    assert _compare_many(name, chunk, POSITIONS // CHUNKS) == POSITIONS // CHUNKS
+
+
+@pytest.mark.parametrize("name", list(rules.VARIANTS))
+def test_bad_cards_raise_the_same_errors(name: str) -> None:
+    v = rules.variant(name)
+    hands: list[Any] = [
+        (0, 0, 0),  # more copies than the deck holds
+        (52, 53, 53, 53),
+        (-1, 3),
+        (54,),
+        (1 << 70,),
+        ("3s",),
+        (3.0,),
+        (True, 4),
+        (),
+    ]
+    for hand in hands:
+        for last in ((), (4,), (0, 0, 0, 0, 0), ("x",)):
+            assert _outcome(native.legal_plays, v, hand, last) == _outcome(
+                PURE_LEGAL, v, hand, last
+            )
+        assert _outcome(native.classify, v, hand) == _outcome(PURE_CLASSIFY, v, hand)
+        pure_count = _outcome(lambda h: len(PURE_LEGAL(v, h)), hand)
+        assert _outcome(native.count_plays, v, hand) == pure_count
+
+
+@given(data=st.data(), name=st.sampled_from(list(rules.VARIANTS)))
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_both_cores_agree_on_hypothesis_positions(name: str, data: st.DataObject) -> None:
+    v = rules.variant(name)
+    hand, last = data.draw(positions(v, v.hand_size + v.bottom_size))
+    target: Any = () if last is None else last
+    _same_plays(native.legal_plays(v, hand, target), PURE_LEGAL(v, hand, target))
+    if last is not None:
+        _check_classify(v, last.cards, None)
+
+
+def test_golden_counts_through_both_cores() -> None:
+    golden = json.loads(make_golden.GOLDEN.read_text(encoding="utf-8"))["positions"]
+    for position in golden:
+        v = rules.variant(position["variant"])
+        hand = rules.parse_cards(position["hand"])
+        last = make_golden.last_pattern(v, position)
+        target: Any = () if last is None else last
+        assert native.count_plays(v, hand, target) == position["count"]
+        assert len(PURE_LEGAL(v, hand, target)) == position["count"]
+
+
+def test_the_active_core_is_the_compiled_one_unless_disabled() -> None:
+    disabled = os.environ.get("CARDROOM_PURE", "").strip() not in ("", "0")
+    assert ("pure" if disabled else "native") == rules.CORE
+    assert (rules.legal_plays is native.legal_plays) is not disabled
+    assert (rules.classify is native.classify) is not disabled
