@@ -101,6 +101,7 @@ cdef class _NT:
     cdef int rc_b, rc_r
     cdef int bomb_min, decks, min_straight
     cdef bint aaa_bomb, jokers, one_deck_rocket
+    cdef dict memo  # the classifier's memo (Variant.readings_memo)
 
     def __init__(self, v, t):
         cdef int code, k, i
@@ -169,6 +170,7 @@ cdef class _NT:
         self.aaa_bomb = v.aaa_bomb
         self.jokers = v.jokers
         self.one_deck_rocket = v.jokers and v.decks == 1
+        self.memo = v.readings_memo
 
 
 cdef _NT _tables(object v):
@@ -623,15 +625,15 @@ def count_plays(v, hand, last=()):
 def classify(v, cards, reading=None, last=None):
     """patterns.classify, with the common case (no reading, no play to beat, a memo hit)
     answered here; everything else is the pure function's."""
-    cdef unsigned long long key = 0
+    cdef unsigned long long key = 0, seen1 = 0, seen2 = 0, bit
     cdef long x
     cdef int n = 0, suit = -1
     cdef bint one_suit = True
-    cdef int mult[54]
+    cdef _NT nt
     if reading is not None or last is not None:
         return _py_classify(v, cards, reading, last)
-    for x in range(54):
-        mult[x] = 0
+    found = v.__dict__.get("_native_tables")
+    nt = <_NT>found if found is not None else _tables(v)
     for obj in cards:
         if not isinstance(obj, int):
             return _py_classify(v, cards)
@@ -641,27 +643,28 @@ def classify(v, cards, reading=None, last=None):
             return _py_classify(v, cards)
         if x < 0 or x >= 54:
             return _py_classify(v, cards)
-        mult[x] += 1
+        bit = (<unsigned long long>1) << x
+        if seen1 & bit:
+            if seen2 & bit:
+                return _py_classify(v, cards)  # three copies: the pure code decides
+            seen2 |= bit
+        else:
+            seen1 |= bit
         key += NIBBLE[x]
         if suit < 0:
             suit = x & 3
         elif (x & 3) != suit:
             one_suit = False
         n += 1
-    if n == 0:
-        return _py_classify(v, cards)
-    cdef int decks = v.decks
-    cdef bint jokers = v.jokers
-    for x in range(54):
-        if mult[x] > decks or (mult[x] and x >= 52 and not jokers):
-            return _py_classify(v, cards)  # raises CardsNotInDeck
-    entry = (<dict>v.readings_memo).get(key)
+    if n == 0 or (seen2 and nt.decks < 2) or (not nt.jokers and (seen1 >> 52)):
+        return _py_classify(v, cards)  # raises, naming the card or the reason
+    entry = nt.memo.get(key)
     if entry is None:
         return _py_classify(v, cards)  # fills the memo
-    best = entry[1]
+    best = (<tuple>entry)[1]
     if best is None:
         return _py_classify(v, cards)  # raises NotAPattern with the reason
-    flush = entry[2]
+    flush = (<tuple>entry)[2]
     if flush is not None and one_suit:
         return flush
     return best

@@ -36,9 +36,9 @@ from .patterns import (
     Play,
     bomb_pattern,
     check_in_deck,
-    classify,
     fits_deck,
     native_core,
+    pure_classify,
     rocket_pattern,
 )
 from .variants import MAX_SHARED_TABLES, Variant
@@ -179,7 +179,7 @@ def legal_plays(
     elif isinstance(last, Pattern):
         last_pattern = last
     else:
-        last_pattern = classify(v, last) if last else None
+        last_pattern = pure_classify(v, last) if last else None
     t = _tables(v)
     h = _Hand(v, hand)
     out: list[Play] = []
