@@ -3,9 +3,9 @@ history in the views (the default) and with ``history_delta`` (only what changed
 
 The servicer is called in-process (no transport), so the figure is the handler's own cost:
 opening the token (from its cache), applying, sealing the next token and building the views.
-The game is a doudizhu3 deal played slowly (every seat passes when it may, else plays its
-fewest cards), so that it runs long; "early" is the first play, "late" the game's last call
-before it ends.
+The game is the longest of 20 doudizhu3 deals played slowly (every seat passes when it may,
+else plays its fewest cards); "early" is its second action, "late" the call before the one
+that ends the game (that one also writes the record and the settlement).
 """
 
 from __future__ import annotations
@@ -24,11 +24,16 @@ from .common import Context, Table, progress, time_reps
 _KEYS = "bench:" + base64.b64encode(bytes(range(32))).decode()
 
 
-def _long_game(servicer: EngineServicer) -> list[tuple[Any, Any]]:
-    """(token, action) of every Apply of one long game, in order."""
+def _long_game(servicer: EngineServicer, seeds: int = 20) -> list[tuple[Any, Any]]:
+    """(token, action) of every Apply of the longest of ``seeds`` slowly played games."""
+    games = [_slow_game(servicer, f"bench/{i}") for i in range(seeds)]
+    return max(games, key=len)
+
+
+def _slow_game(servicer: EngineServicer, seed: str) -> list[tuple[Any, Any]]:
     loop = asyncio.new_event_loop()
     try:
-        req = engine_pb2.NewGameRequest(variant="doudizhu3", deal=engine_pb2.Deal(seed="bench"))
+        req = engine_pb2.NewGameRequest(variant="doudizhu3", deal=engine_pb2.Deal(seed=seed))
         state = loop.run_until_complete(servicer.NewGame(req, None)).state
         steps: list[tuple[Any, Any]] = []
         while True:
@@ -90,7 +95,7 @@ def apply_section(ctx: Context) -> list[Table]:
     n, rows = apply_rows(calls, ctx.reps)
     table = Table(
         f"Engine servicer Apply by game length: µs per call (best of {ctx.reps} runs)",
-        ["views", "early (2nd action)", f"late (action {n})", "late / early"],
+        ["views", "early (2nd action)", f"late (action {n - 1})", "late / early"],
     )
     for name, a, b in rows:
         table.rows.append([name, f"{a:,.0f}", f"{b:,.0f}", f"{b / a:.2f}×"])
