@@ -55,6 +55,9 @@ def _same_plays(a: tuple[rules.Play, ...], b: tuple[rules.Play, ...], types: boo
 
 def _check_classify(v: rules.Variant, cards: tuple[int, ...], last: Any) -> None:
     assert _outcome(native.classify, v, cards) == _outcome(PURE_CLASSIFY, v, cards)
+    if last is not None:
+        got = _outcome(native.classify, v, cards, None, last)
+        assert got == _outcome(PURE_CLASSIFY, v, cards, None, last)
     for reading in rules.readings(v, cards):
         name = reading.reading
         assert _outcome(native.classify, v, cards, name) == _outcome(PURE_CLASSIFY, v, cards, name)
@@ -131,6 +134,9 @@ def test_bad_cards_raise_the_same_errors(name: str) -> None:
                 PURE_LEGAL, v, hand, last
             )
         assert _outcome(native.classify, v, hand) == _outcome(PURE_CLASSIFY, v, hand)
+        low = PURE_CLASSIFY(v, (4,))  # a single 4
+        got = _outcome(native.classify, v, hand, None, low)
+        assert got == _outcome(PURE_CLASSIFY, v, hand, None, low)
         pure_count = _outcome(lambda h: len(PURE_LEGAL(v, h)), hand)
         assert _outcome(native.count_plays, v, hand) == pure_count
 
@@ -141,9 +147,12 @@ def test_both_cores_agree_on_hypothesis_positions(name: str, data: st.DataObject
     v = rules.variant(name)
     hand, last = data.draw(positions(v, v.hand_size + v.bottom_size))
     target: Any = () if last is None else last
-    _same_plays(native.legal_plays(v, hand, target), PURE_LEGAL(v, hand, target))
+    got = native.legal_plays(v, hand, target)
+    _same_plays(got, PURE_LEGAL(v, hand, target))
     if last is not None:
         _check_classify(v, last.cards, None)
+        for play in got[:4]:  # follows: read against the play they beat
+            _check_classify(v, play.cards, last.pattern)
 
 
 def test_golden_counts_through_both_cores() -> None:

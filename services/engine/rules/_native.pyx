@@ -21,6 +21,7 @@ from .patterns import Pattern, Play
 
 cdef extern from "Python.h":
     object PyType_GenericAlloc(PyTypeObject* t, Py_ssize_t n)
+    void PyObject_GC_UnTrack(void* o)
 
 DEF NR = 15
 DEF BJ = 13
@@ -32,6 +33,7 @@ cdef tuple _CARDS = CARDS
 cdef object _PLAY = Play
 cdef object _PATTERN = Pattern
 cdef object _py_classify = _patterns.classify
+cdef object _beats = _patterns.beats
 cdef object _py_legal = None  # moves.legal_plays (pure), set on first use
 cdef object _moves = None
 cdef list _KINDS = list(Kind)
@@ -60,6 +62,9 @@ cdef inline object _cards_tuple(int* ids, int n):
         c = _CARDS[ids[i]]
         Py_INCREF(c)
         PyTuple_SET_ITEM(t, i, c)
+    # Cards (ints) cannot form a reference cycle: keep the tuple out of the collector's way,
+    # as CPython itself would at its next collection (dozens of plays per call add up).
+    PyObject_GC_UnTrack(<void*>t)
     return t
 
 
@@ -70,6 +75,7 @@ cdef inline object _play(object cards, object pattern):
     PyTuple_SET_ITEM(play, 0, cards)
     Py_INCREF(pattern)
     PyTuple_SET_ITEM(play, 1, pattern)
+    PyObject_GC_UnTrack(<void*>play)  # cards and an interned Pattern: no cycle possible
     return play
 
 
@@ -630,7 +636,7 @@ def classify(v, cards, reading=None, last=None):
     cdef int n = 0, suit = -1
     cdef bint one_suit = True
     cdef _NT nt
-    if reading is not None or last is not None:
+    if reading is not None:
         return _py_classify(v, cards, reading, last)
     found = v.__dict__.get("_native_tables")
     nt = <_NT>found if found is not None else _tables(v)
@@ -657,14 +663,21 @@ def classify(v, cards, reading=None, last=None):
             one_suit = False
         n += 1
     if n == 0 or (seen2 and nt.decks < 2) or (not nt.jokers and (seen1 >> 52)):
-        return _py_classify(v, cards)  # raises, naming the card or the reason
+        return _py_classify(v, cards, None, last)  # raises, naming the card or the reason
     entry = nt.memo.get(key)
     if entry is None:
-        return _py_classify(v, cards)  # fills the memo
+        return _py_classify(v, cards, None, last)  # fills the memo
     best = (<tuple>entry)[1]
     if best is None:
-        return _py_classify(v, cards)  # raises NotAPattern with the reason
+        return _py_classify(v, cards, None, last)  # raises NotAPattern with the reason
     flush = (<tuple>entry)[2]
     if flush is not None and one_suit:
         return flush
-    return best
+    if last is None:
+        return best
+    # A follow: one reading that beats is the answer; anything else (several readings, or
+    # none that beats, which raises) is the pure code's.
+    found = (<tuple>entry)[0]
+    if len(<tuple>found) == 1 and _beats(best, last):
+        return best
+    return _py_classify(v, cards, None, last)
