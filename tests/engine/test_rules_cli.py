@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -218,3 +219,21 @@ def test_moves_two_deck_game() -> None:
     proc = run("moves", "--variant", "zsy2", stdin='{"hand": "BJ BJ RJ RJ", "last": "2s 2s"}\n')
     assert proc.returncode == 0
     assert canon(json.loads(proc.stdout)) == canon({"moves": ["", "BJBJ", "RJRJ", "BJBJRJRJ"]})
+
+
+def test_version_names_the_active_rules_core() -> None:
+    core = "compiled (Cython)" if rules.CORE == "native" else "pure Python"
+    for argv in (("version",), ("--version",)):
+        done = run(*argv)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("cardroom ") and f"rules core: {core}" in done.stdout
+    # The switch turns the compiled core off in a fresh process.
+    pure = subprocess.run(
+        [sys.executable, "-m", "services", "version"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+        env={**os.environ, "CARDROOM_PURE": "1"},
+    )
+    assert pure.returncode == 0 and "rules core: pure Python" in pure.stdout
