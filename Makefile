@@ -6,7 +6,8 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: install run test lint types pytest bench clean proto
 
-$(STAMP): pyproject.toml
+# setup.py and the .pyx: the optional compiled rules core, rebuilt when they change.
+$(STAMP): pyproject.toml setup.py services/engine/rules/_native.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'

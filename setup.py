@@ -12,7 +12,16 @@ import sys
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-NOTE = "cardroom: the compiled rules core was not built ({}); using the pure-Python core"
+_noted: list[str] = []
+
+
+def note(why: object) -> None:
+    """The one line an install without the compiled core prints (once, however it failed)."""
+    if not _noted:
+        text = " ".join(str(why).split())[:160]
+        _noted.append(text)
+        print(f"cardroom: compiled rules core not built ({text}); using the pure-Python core",
+              file=sys.stderr)  # fmt: skip
 
 
 class OptionalBuildExt(build_ext):
@@ -20,20 +29,26 @@ class OptionalBuildExt(build_ext):
         try:
             super().run()
         except Exception as exc:  # no compiler, say: the pure core is complete
-            print(NOTE.format(exc), file=sys.stderr)
+            note(exc)
 
     def build_extension(self, ext: Extension) -> None:
         try:
             super().build_extension(ext)
         except Exception as exc:
-            print(NOTE.format(exc), file=sys.stderr)
+            note(exc)
+
+    def copy_extensions_to_source(self) -> None:
+        # An editable install copies the built module next to its source: nothing to copy
+        # when the build failed.
+        if not _noted:
+            super().copy_extensions_to_source()
 
 
 def extensions() -> list[Extension]:
     try:
         from Cython.Build import cythonize
     except ImportError:
-        print(NOTE.format("Cython is not installed"), file=sys.stderr)
+        note("Cython is not installed")
         return []
     ext = Extension(
         "services.engine.rules._native",
@@ -44,7 +59,7 @@ def extensions() -> list[Extension]:
     try:
         return list(cythonize([ext], language_level=3, quiet=True))
     except Exception as exc:
-        print(NOTE.format(exc), file=sys.stderr)
+        note(exc)
         return []
 
 
