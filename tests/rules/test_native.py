@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import random
 from typing import Any
 
@@ -171,3 +172,14 @@ def test_the_active_core_is_the_compiled_one_unless_disabled() -> None:
     assert ("pure" if disabled else "native") == rules.CORE
     assert (rules.legal_plays is native.legal_plays) is not disabled
     assert (rules.classify is native.classify) is not disabled
+
+
+def test_a_pickled_variant_leaves_the_compiled_tables_behind() -> None:
+    # Variants go to worker processes (the arena, the load generator): the compiled core's
+    # tables, cached on the variant, are rebuilt there rather than pickled.
+    v = rules.variant("doudizhu3").override({"aaa_bomb_highest": False})
+    hand = rules.parse_cards("3s4s5s6s7s 8h8d")
+    before = native.legal_plays(v, hand)
+    copy = pickle.loads(pickle.dumps(v))
+    assert copy.__dict__.get("_native_tables") is None
+    assert native.legal_plays(copy, hand) == before == PURE_LEGAL(copy, hand)

@@ -109,6 +109,11 @@ cdef class _NT:
     cdef bint aaa_bomb, jokers, one_deck_rocket
     cdef dict memo  # the classifier's memo (Variant.readings_memo)
 
+    def __reduce__(self):
+        # Kept on the variant (its __dict__) as a cache: a pickled variant carries none, and
+        # rebuilds it on first use.
+        return (_dropped, ())
+
     def __init__(self, v, t):
         cdef int code, k, i
         self.nkinds = len(t.kinds)
@@ -177,6 +182,10 @@ cdef class _NT:
         self.jokers = v.jokers
         self.one_deck_rocket = v.jokers and v.decks == 1
         self.memo = v.readings_memo
+
+
+def _dropped() -> None:
+    return None
 
 
 cdef _NT _tables(object v):
