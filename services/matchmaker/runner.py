@@ -394,8 +394,20 @@ class Runner:
             to = e.envelope.seat if vis == common_pb2.VISIBILITY_SEAT else None
             w.events.append((to, M.TableEvent(type="game", game_event=e)))
 
+    @staticmethod
+    def _variant(table: Table) -> rules.Variant:
+        """The table's variant with its room's overrides (``rotate_first_bidder`` among
+        them): the base variant alone would ignore what the room chose.  Enqueue checked the
+        room, so this cannot fail; the rules cache the overridden variant."""
+        room = table.config["room"]
+        data = json.loads(room.get("overrides_json") or "{}")
+        for name in rules.ROOM_FIELDS:  # the bounds the room was checked with
+            if room.get(name) is not None:
+                data[name] = room[name]
+        return rules.Room.from_dict(data).variant_for(table.variant)
+
     async def _start_game(self, table: Table, w: Write) -> None:
-        v = rules.variant(table.variant)
+        v = self._variant(table)
         table.game_no += 1
         game_id = f"{table.table_id}.{table.game_no}"
         request = engine_pb2.NewGameRequest(
@@ -406,6 +418,8 @@ class Runner:
             players=[s["player_id"] for s in table.seats],
             table=engine_pb2.TableRef(id=table.table_id, game_no=table.game_no),
         )
+        # RULES.md §4.3: without rotation every game draws its first bidder from its own
+        # seed (the engine does when none is given); with it, only the table's first game.
         if v.bidding and v.rotate_first_bidder and table.first_bidder is not None:
             request.first_bidder = (table.first_bidder + 1) % v.players
         response = await self.engine.new_game(request)
