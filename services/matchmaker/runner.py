@@ -522,8 +522,10 @@ class Runner:
         table.start_deadline_ms = now + int(table.config["timers"]["start_ms"])
         self._close_if_empty(table, w)
 
-    def _remove(self, table: Table, seat: int, why: str, w: Write) -> None:
-        """The human in ``seat`` leaves the table (his hold ends); a bot takes the seat."""
+    def _remove(self, table: Table, seat: int, why: str, w: Write, refill: bool = False) -> None:
+        """The human in ``seat`` leaves the table (his hold ends); a bot takes the seat, or
+        with ``refill`` the pool's next waiting ticket if there is one (the store decides in
+        the write's transaction, and says who joined)."""
         old = table.seats[seat]
         w.release.append(old["player_id"])
         w.events.append(
@@ -532,6 +534,9 @@ class Runner:
         )  # fmt: skip
         new = bot_seat(table.config["bot_level"])
         table.seats[seat] = new
+        if refill:
+            w.refill.append(seat)
+            return
         w.events.append(
             (None, table_event("bot_joined", {"seat": seat, "player_id": new["player_id"],
                                               "bot": True}))
@@ -609,10 +614,13 @@ class Runner:
             elif all(s["ready"] for s in table.seats):
                 await self._start_game(table, w)
             elif table.start_deadline_ms is not None and table.start_deadline_ms <= now:
+                # Issue 10 §2: the seats of those not ready go to the next waiting tickets
+                # of the pool, who get a start timeout of their own; else to bots.
                 for i, s in enumerate(table.seats):
                     if not s["ready"]:
-                        self._remove(table, i, "not_ready", w)
-                self._close_if_empty(table, w)
+                        self._remove(table, i, "not_ready", w, refill=True)
+                table.start_deadline_ms = now + int(table.config["timers"]["start_ms"])
+                w.then = self._close_if_empty
             return
         if table.state != "playing":
             return

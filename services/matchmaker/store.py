@@ -129,6 +129,11 @@ class Write:
     release: list[str] = field(default_factory=list)
     #: (table_id, request_id, body_hash, response) of an idempotent Act.
     request: tuple[str, str, bytes, matchmaker_pb2.ActResponse] | None = None
+    #: Seats freed for the next waiting tickets of the table's pool: filled in the write's
+    #: own transaction (so a lost race claims no ticket), a bot where no ticket fits.
+    refill: list[int] = field(default_factory=list)
+    #: Called in that transaction after the refill (e.g. close a table left without humans).
+    then: Callable[[Table, Write], None] | None = None
 
 
 def pool_key(config: dict[str, Any]) -> str:
@@ -446,6 +451,60 @@ class Store:
     def write(self, table: Table, old_seq: int, w: Write) -> Table:
         """Commit ``table`` (its new state), conditional on its seq still being ``old_seq``,
         with the table events, outbox rows, released holds and request id of ``w``."""
+        if w.refill:
+            with self._tx() as conn:
+                self._refill(conn, table, w)
+                return self._write(conn, table, old_seq, w)
+        return self._write(None, table, old_seq, w)
+
+    def _refill(self, conn: Connection, table: Table, w: Write) -> None:
+        """Seat the pool's next waiting tickets in the seats of ``w.refill``, first come
+        first seated (a party only where enough seats are free); a bot keeps every seat no
+        ticket takes.  Tickets another transaction is seating are skipped, not waited for."""
+        free = sorted(w.refill)
+        now = now_ms()
+        rows = conn.execute(
+            select(tickets)
+            .where(tickets.c.state == "queued", tickets.c.pool == pool_key(table.config))
+            .where(tickets.c.expires_ms > now)
+            .order_by(tickets.c.created_ms, tickets.c.ticket_id)
+            .limit(max(20, 4 * len(free)))
+            .with_for_update(skip_locked=True)
+        ).all()
+        for r in rows:
+            if not free:
+                break
+            if len(r.players) > len(free):
+                continue
+            mine, free = free[: len(r.players)], free[len(r.players) :]
+            conn.execute(
+                update(tickets)
+                .where(tickets.c.ticket_id == r.ticket_id)
+                .values(state="seated", table_id=table.table_id, seats=mine)
+            )
+            for p, seat in zip(r.players, mine, strict=True):
+                done = conn.execute(
+                    update(holds)
+                    .where(holds.c.player_id == p, holds.c.ticket_id == r.ticket_id)
+                    .values(table_id=table.table_id, seat=seat)
+                )
+                if done.rowcount != 1:  # pragma: no cover - the hold is the ticket's
+                    raise RuntimeError(f"player {p} has no hold for ticket {r.ticket_id}")
+                table.seats[seat] = human_seat(p)
+                w.events.append(
+                    (None, table_event("seated", {"seat": seat, "player_id": p, "bot": False}))
+                )
+        for seat in free:
+            bot = table.seats[seat]
+            w.events.append(
+                (None, table_event("bot_joined", {"seat": seat, "player_id": bot["player_id"],
+                                                  "bot": True}))
+            )  # fmt: skip
+        w.refill = []
+        if w.then is not None:
+            w.then(table, w)
+
+    def _write(self, conn: Connection | None, table: Table, old_seq: int, w: Write) -> Table:
         now = now_ms()
         ev_rows = []
         seq = old_seq
@@ -468,7 +527,7 @@ class Store:
         del values["table_id"], values["created_ms"]
         if w.request is not None:
             w.request[3].seq = seq
-        with self._tx() as conn:
+        with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
             done = conn.execute(
                 update(tables)
                 .where(tables.c.table_id == table.table_id, tables.c.seq == old_seq)
