@@ -119,8 +119,21 @@ async def engine_rate(target: str, duration: float, games: int) -> float:
         return count / (time.monotonic() - start)
 
 
-async def matchmaker_rate(target: str, duration: float, tables: int) -> tuple[float, int]:
-    """Apply calls/s the matchmaker makes for ``tables`` auto-played tables; games ended."""
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def matchmaker_rate(
+    target: str, duration: float, tables: int, pid: int = 0
+) -> tuple[float, int, float]:
+    """Apply calls/s the matchmaker makes for ``tables`` auto-played tables; games ended;
+    the matchmaker process's CPU milliseconds per action (0 when not measurable)."""
     games = 0
     timers = M.Timers(bot_think_ms=0, turn_ms=60_000, bid_ms=60_000, start_ms=600_000)
     async with grpc.aio.insecure_channel(target) as channel:
@@ -153,16 +166,17 @@ async def matchmaker_rate(target: str, duration: float, tables: int) -> tuple[fl
         await asyncio.sleep(2.0)  # tables form and the first games start
         status = M.GetStatusRequest()
         before = (await stub.GetStatus(status)).actions_applied
-        games_before, start = games, time.monotonic()
+        games_before, start, cpu = games, time.monotonic(), cpu_s(pid)
         await asyncio.sleep(duration)
         applied = (await stub.GetStatus(status)).actions_applied - before
+        cpu = cpu_s(pid) - cpu
         ended = games - games_before
         elapsed = time.monotonic() - start
         stop.set()
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    return applied / elapsed, ended
+    return applied / elapsed, ended, 1000 * cpu / max(applied, 1)
 
 
 def seating_time(db_url: str, tickets: int = 1000) -> float:
@@ -209,13 +223,14 @@ def run_backend(name: str, db_url: str, duration: float, tables: int) -> dict[st
             target = f"127.0.0.1:{port}"
             _wait_healthy(target, proc)
             progress(f"matchmaker: {name}: {tables} bot tables through the matchmaker")
-            mm, games = asyncio.run(matchmaker_rate(target, duration, tables))
+            mm, games, cpu_ms = asyncio.run(matchmaker_rate(target, duration, tables, proc.pid))
         finally:
             proc.terminate()
             proc.wait(15)
     progress(f"matchmaker: {name}: seating 1,000 waiting tickets")
     seat_s = seating_time(db_url)
-    return {"backend": name, "engine": engine, "mm": mm, "games": games, "seat_s": seat_s}
+    return {"backend": name, "engine": engine, "mm": mm, "games": games, "seat_s": seat_s,
+            "cpu_ms": cpu_ms}  # fmt: skip
 
 
 def matchmaker_section(ctx: Context) -> list[BenchTable]:
@@ -227,12 +242,14 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
             rows.append(run_backend(backend.name, backend.url, duration, tables))
     table = BenchTable(
         "Matchmaker: bot tables end to end, next to the engine's own Apply rate (same run)",
-        ["backend", "engine Apply/s", "matchmaker actions/s", "ratio", "games", "seat 1,000 s"],
-    )
+        ["backend", "engine Apply/s", "matchmaker actions/s", "ratio", "mm CPU ms/action",
+         "games", "seat 1,000 s"],
+    )  # fmt: skip
     for r in rows:
         table.rows.append([
             r["backend"], fmt_rate(r["engine"]), fmt_rate(r["mm"]),
-            fmt_ratio(r["mm"] / r["engine"]), str(r["games"]), f"{r['seat_s']:.2f}",
+            fmt_ratio(r["mm"] / r["engine"]), f"{r['cpu_ms']:.1f}", str(r["games"]),
+            f"{r['seat_s']:.2f}",
         ])  # fmt: skip
     table.notes.append(
         f"{VARIANT}; {ENGINE_GAMES} games at once for the engine (one Apply per action), "

@@ -105,8 +105,11 @@ class Waker(Notifier):
             self._futures[key] = fut
         return fut
 
-    async def wait(self, key: str, timeout: float) -> None:
-        fut = self.future(key)
+    async def wait(self, key: str, timeout: float, fut: asyncio.Future[None] | None = None) -> None:
+        """Until ``key`` is woken or ``timeout`` passes.  ``fut``: a future taken with
+        :meth:`future` before reading, so that a wake-up between the read and this wait is
+        not missed."""
+        fut = fut or self.future(key)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(fut), timeout)
 

@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     Engine,
+    bindparam,
     create_engine,
     delete,
     event,
@@ -42,6 +43,35 @@ from services.common.wire import matchmaker_pb2, replay_pb2
 from .models import holds, outbox, requests, table_events, tables, tickets
 
 NOTIFY_CHANNEL = "cardroom_mm"
+#: Table events one read of a seat's stream returns at most.
+EVENTS_PAGE = 500
+
+
+# The statements of the per-action path, built once: building a SQLAlchemy statement (and
+# its cache key) costs more CPU than the database spends running it.
+_LOAD = select(tables).where(tables.c.table_id == bindparam("p_table_id"))
+#: The conditional write; the SET clause comes from the parameters (every column that can
+#: change: variant, config and created_ms never do, and are not re-sent).
+_UPDATE = update(tables).where(
+    tables.c.table_id == bindparam("p_table_id"), tables.c.seq == bindparam("p_old_seq")
+)
+_FIXED = frozenset({"table_id", "variant", "config", "created_ms"})
+_INSERT_EVENTS = insert(table_events)
+_INSERT_OUTBOX = insert(outbox)
+_EVENTS_AFTER = (
+    select(table_events.c.seq, table_events.c.to_seat, table_events.c.body)
+    .where(
+        table_events.c.table_id == bindparam("p_table_id"),
+        table_events.c.seq > bindparam("p_after"),
+        (table_events.c.to_seat.is_(None)) | (table_events.c.to_seat == bindparam("p_seat")),
+    )
+    .order_by(table_events.c.seq)
+    .limit(EVENTS_PAGE)
+)
+_REQUEST = select(requests).where(
+    requests.c.table_id == bindparam("p_table_id"),
+    requests.c.request_id == bindparam("p_request_id"),
+)
 
 
 def now_ms() -> int:
@@ -445,7 +475,7 @@ class Store:
     # ------------------------------------------------------------------ tables
     def load(self, table_id: str) -> Table | None:
         with self.reader.connect() as conn:
-            row = conn.execute(select(tables).where(tables.c.table_id == table_id)).first()
+            row = conn.execute(_LOAD, {"p_table_id": table_id}).first()
         return None if row is None else Table.from_row(row)
 
     def write(self, table: Table, old_seq: int, w: Write) -> Table:
@@ -523,23 +553,19 @@ class Store:
         table.updated_ms = now
         table.lease_ms = 0
         table.due_ms = table.compute_due()
-        values = table.values()
-        del values["table_id"], values["created_ms"]
+        values = {k: v for k, v in table.values().items() if k not in _FIXED}
+        values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
         if w.request is not None:
             w.request[3].seq = seq
         with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
-            done = conn.execute(
-                update(tables)
-                .where(tables.c.table_id == table.table_id, tables.c.seq == old_seq)
-                .values(**values)
-            )
+            done = conn.execute(_UPDATE, values)
             if done.rowcount != 1:
                 raise Conflict(table.table_id)
             if ev_rows:
-                conn.execute(insert(table_events), ev_rows)
+                conn.execute(_INSERT_EVENTS, ev_rows)
             if w.outbox:
                 conn.execute(
-                    insert(outbox),
+                    _INSERT_OUTBOX,
                     [
                         {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
                          "body": r.SerializeToString(), "created_ms": now,
@@ -602,28 +628,16 @@ class Store:
                 update(tables).where(tables.c.table_id == table_id).values(lease_ms=until_ms)
             )
 
-    def events_after(self, table_id: str, seat: int, after: int, limit: int = 500) -> list[Any]:
+    def events_after(self, table_id: str, seat: int, after: int) -> list[Any]:
+        """The next page (:data:`EVENTS_PAGE`) of the table's events ``seat`` may read."""
+        params = {"p_table_id": table_id, "p_after": after, "p_seat": seat}
         with self.reader.connect() as conn:
-            return list(
-                conn.execute(
-                    select(table_events.c.seq, table_events.c.to_seat, table_events.c.body)
-                    .where(
-                        table_events.c.table_id == table_id,
-                        table_events.c.seq > after,
-                        (table_events.c.to_seat.is_(None)) | (table_events.c.to_seat == seat),
-                    )
-                    .order_by(table_events.c.seq)
-                    .limit(limit)
-                )
-            )
+            return list(conn.execute(_EVENTS_AFTER, params))
 
     def request(self, table_id: str, request_id: str) -> Any:
+        params = {"p_table_id": table_id, "p_request_id": request_id}
         with self.reader.connect() as conn:
-            return conn.execute(
-                select(requests).where(
-                    requests.c.table_id == table_id, requests.c.request_id == request_id
-                )
-            ).first()
+            return conn.execute(_REQUEST, params).first()
 
     def list_tables(self, variant: str, state: str, limit: int) -> list[Table]:
         query = select(tables).order_by(tables.c.created_ms.desc()).limit(limit)
