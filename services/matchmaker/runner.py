@@ -78,6 +78,9 @@ class RunnerSettings:
     concurrency: int = 64
     poll_interval_s: float = 0.25
     threads: int = 8
+    #: An open Subscribe stream's row lives this long unless its instance renews it (every
+    #: third of it): the time a dead instance's seats still look connected.
+    stream_lease_ms: int = 15_000
 
 
 class Waker(Notifier):
@@ -130,7 +133,7 @@ class Runner:
         self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._streams: dict[tuple[str, int], int] = {}
+        self._renewed = 0.0
         self._advancing: set[str] = set()
         self._again: set[str] = set()
         #: The view of the seat predicted to move next, from the last Apply (engine seq,
@@ -179,6 +182,7 @@ class Runner:
         self.spawn(self._loop("deadlines", self._deadlines_once, self._kick))
         self.spawn(self._loop("seating", self._seating_once, None))
         self.spawn(self._loop("outbox", self._outbox_once, self._outbox_kick))
+        self.spawn(self._loop("streams", self._streams_once, None))
 
     async def _lifetime(self) -> None:
         """Lives as long as the server's event loop: when the server stops (its loop cancels
@@ -254,6 +258,20 @@ class Runner:
             formed = await self.db(self.store.seat_pool, pool)
             for table_id in formed:
                 self.waker.wake(table_id)
+        return False
+
+    async def _streams_once(self) -> bool:
+        """Renew this instance's stream leases, and mark the seats of lapsed streams (another
+        instance died with them open) disconnected: their grace runs from then."""
+        loop = asyncio.get_running_loop()
+        every = self.settings.stream_lease_ms / 3000
+        if loop.time() - self._renewed < every:
+            return False
+        self._renewed = loop.time()
+        await self.db(self.store.renew_streams, self.instance, self.settings.stream_lease_ms)
+        for table_id, seat, player in await self.db(self.store.lapsed_streams):
+            with contextlib.suppress(ServiceError):
+                await self._mark_disconnected(table_id, seat, player)
         return False
 
     async def _outbox_once(self) -> bool:
@@ -609,6 +627,16 @@ class Runner:
             i for i, s in enumerate(table.seats)
             if s.get("grace_ms") is not None and s["grace_ms"] <= now
         ]  # fmt: skip
+        if graced:
+            # A stream of the seat may have opened on another instance meanwhile (its
+            # "connected" write lost a race with this seat's "disconnected"): the rows of
+            # open streams decide, and such a seat is connected, not escaped.
+            live = await self.db(self.store.live_seats, table.table_id)
+            for i in [i for i in graced if i in live]:
+                table.seats[i]["connected"], table.seats[i]["grace_ms"] = True, None
+                w.events.append((None, table_event("reconnected", {"seat": i})))
+            if live & set(graced) and not (graced := [i for i in graced if i not in live]):
+                return  # only the grace was due, and it ended: written as it is
         if table.state == "waiting":
             if graced:
                 for i in graced:
@@ -789,9 +817,12 @@ class Runner:
             raise engine_down(exc) from None
 
     # ------------------------------------------------------------------ connections
-    async def connected(self, table_id: str, seat: int, player: str) -> None:
-        key = (table_id, seat)
-        self._streams[key] = self._streams.get(key, 0) + 1
+    async def connected(self, table_id: str, seat: int, player: str) -> str:
+        """A Subscribe stream of ``seat`` opened: its row (live while this instance renews
+        it) makes the seat connected for every instance.  The stream's id."""
+        stream_id = uuid.uuid4().hex
+        await self.db(self.store.open_stream, stream_id, table_id, seat, player, self.instance,
+                      self.settings.stream_lease_ms)  # fmt: skip
 
         async def change(table: Table) -> Write | None:
             if table.seat_of(player) != seat:
@@ -807,17 +838,17 @@ class Runner:
             return w
 
         await self.mutate(table_id, change)
+        return stream_id
 
-    async def disconnected(self, table_id: str, seat: int, player: str) -> None:
-        key = (table_id, seat)
-        left = self._streams.get(key, 1) - 1
-        if left > 0:
-            self._streams[key] = left
-            return
-        self._streams.pop(key, None)
+    async def disconnected(self, stream_id: str, table_id: str, seat: int, player: str) -> None:
         if self._stopping:
-            return
+            return  # the row lapses: a restarted or other instance takes it from there
+        if await self.db(self.store.close_stream, stream_id, table_id, seat):
+            return  # another stream of the seat is open, here or on another instance
+        with contextlib.suppress(ServiceError):
+            await self._mark_disconnected(table_id, seat, player)
 
+    async def _mark_disconnected(self, table_id: str, seat: int, player: str) -> None:
         async def change(table: Table) -> Write | None:
             if table.seat_of(player) != seat or table.state == "closed":
                 return None
@@ -833,5 +864,4 @@ class Runner:
             )
             return w
 
-        with contextlib.suppress(ServiceError):
-            await self.mutate(table_id, change)
+        await self.mutate(table_id, change)

@@ -313,7 +313,7 @@ class MatchmakerServicer:
         table, seat, player = await self._seated(request, context)
         after = limits.seq(request.after_seq, "after_seq")
         table_id = table.table_id
-        await self.runner.connected(table_id, seat, player)
+        stream_id = await self.runner.connected(table_id, seat, player)
         poll = self.runner.settings.poll_interval_s
         try:
             while True:
@@ -344,7 +344,7 @@ class MatchmakerServicer:
                     return
                 await self.runner.waker.wait(table_id, poll, armed)
         finally:
-            self.runner.spawn(self.runner.disconnected(table_id, seat, player))
+            self.runner.spawn(self.runner.disconnected(stream_id, table_id, seat, player))
 
     @rpc
     async def GetTable(self, request: M.GetTableRequest, context: Any) -> M.TableSnapshot:

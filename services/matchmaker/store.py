@@ -40,7 +40,7 @@ from sqlalchemy.exc import IntegrityError
 from services.common.db import _sqlite_on_connect
 from services.common.wire import matchmaker_pb2, replay_pb2
 
-from .models import holds, outbox, requests, table_events, tables, tickets
+from .models import holds, outbox, requests, streams, table_events, tables, tickets
 
 NOTIFY_CHANNEL = "cardroom_mm"
 #: Table events one read of a seat's stream returns at most.
@@ -657,6 +657,84 @@ class Store:
                 select(func.count()).select_from(tickets).where(tickets.c.state == "queued")
             ).scalar_one()
         return int(running), int(queued)
+
+    # ------------------------------------------------------------------ streams
+    def open_stream(
+        self, stream_id: str, table_id: str, seat: int, player_id: str, instance: str,
+        lease_ms: int,
+    ) -> None:  # fmt: skip
+        """An open Subscribe stream of ``seat``, live for ``lease_ms`` unless renewed."""
+        with self._tx() as conn:
+            conn.execute(
+                insert(streams).values(
+                    stream_id=stream_id, table_id=table_id, seat=seat, player_id=player_id,
+                    instance=instance, lease_ms=now_ms() + lease_ms,
+                )
+            )  # fmt: skip
+
+    def close_stream(self, stream_id: str, table_id: str, seat: int) -> bool:
+        """The stream ended: its row goes.  Whether ``seat`` still has a live stream."""
+        with self._tx() as conn:
+            conn.execute(delete(streams).where(streams.c.stream_id == stream_id))
+            return self._live(conn, table_id, seat)
+
+    def renew_streams(self, instance: str, lease_ms: int) -> None:
+        """This instance's streams are alive: their leases run ``lease_ms`` from now."""
+        with self._tx() as conn:
+            conn.execute(
+                update(streams)
+                .where(streams.c.instance == instance)
+                .values(lease_ms=now_ms() + lease_ms)
+            )
+
+    def lapsed_streams(self, limit: int = 200) -> list[tuple[str, int, str]]:
+        """Rows whose lease ran out (their instance died) go; the (table, seat, player) of
+        each that has no live stream left, to be marked disconnected."""
+        now = now_ms()
+        if not self._any(select(streams.c.stream_id).where(streams.c.lease_ms <= now).limit(1)):
+            return []
+        out: list[tuple[str, int, str]] = []
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(streams)
+                .where(streams.c.lease_ms <= now)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            ).all()
+            if not rows:
+                return out
+            conn.execute(
+                delete(streams).where(streams.c.stream_id.in_([r.stream_id for r in rows]))
+            )
+            for key in {(r.table_id, r.seat, r.player_id) for r in rows}:
+                if not self._live(conn, key[0], key[1]):
+                    out.append(key)
+        return out
+
+    def live_seats(self, table_id: str) -> set[int]:
+        """The seats of ``table_id`` with a live stream on some instance."""
+        with self.reader.connect() as conn:
+            rows = conn.execute(
+                select(streams.c.seat).where(
+                    streams.c.table_id == table_id, streams.c.lease_ms > now_ms()
+                )
+            )
+            return {int(r.seat) for r in rows}
+
+    @staticmethod
+    def _live(conn: Connection, table_id: str, seat: int) -> bool:
+        return (
+            conn.execute(
+                select(streams.c.stream_id)
+                .where(
+                    streams.c.table_id == table_id,
+                    streams.c.seat == seat,
+                    streams.c.lease_ms > now_ms(),
+                )
+                .limit(1)
+            ).first()
+            is not None
+        )
 
     # ------------------------------------------------------------------ outbox
     def claim_outbox(self, limit: int, lease_ms: int) -> list[Any]:
