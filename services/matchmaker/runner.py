@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import json
 import secrets
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -48,6 +49,10 @@ M = matchmaker_pb2
 
 #: Conditional-write retries before a call gives up with ABORTED CONFLICT.
 MAX_RETRIES = 8
+#: True in the runner's own tasks (due deadlines, bots, seating, outbox, streams): their
+#: database work queues in a pool of its own, so a person's call (an RPC) never waits in a
+#: queue of bot moves behind a busy SQLite write lock.
+_BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar("mm_background", default=False)
 
 
 def not_found(reason: str, message: str) -> ServiceError:
@@ -78,6 +83,9 @@ class RunnerSettings:
     concurrency: int = 64
     poll_interval_s: float = 0.25
     threads: int = 8
+    #: Database threads for the calls of people (RPCs), beside ``threads`` for the runner's
+    #: own tasks.
+    call_threads: int = 4
     #: An open Subscribe stream's row lives this long unless its instance renews it (every
     #: third of it): the time a dead instance's seats still look connected.
     stream_lease_ms: int = 15_000
@@ -131,6 +139,7 @@ class Runner:
         self.settings = settings or RunnerSettings()
         self.instance = uuid.uuid4().hex[:12]
         self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
+        self._calls = ThreadPoolExecutor(self.settings.call_threads, thread_name_prefix="mm-call")
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._renewed = 0.0
@@ -152,7 +161,8 @@ class Runner:
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
+        pool = self._pool if _BACKGROUND.get() else self._calls
+        return await loop.run_in_executor(pool, lambda: fn(*args, **kwargs))
 
     @property
     def waker(self) -> Waker:
@@ -170,8 +180,10 @@ class Runner:
             lock = self._locks[table_id] = asyncio.Lock()
         return lock
 
-    def spawn(self, coro: Awaitable[Any]) -> None:
-        task = asyncio.ensure_future(coro)
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        context = contextvars.copy_context()
+        context.run(_BACKGROUND.set, True)
+        task = asyncio.get_running_loop().create_task(coro, context=context)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -194,6 +206,7 @@ class Runner:
             if self._waker is not None:
                 self._waker.close()
             self._pool.shutdown(wait=False)
+            self._calls.shutdown(wait=False)
             self.store.close()
 
     async def close(self) -> None:
@@ -208,6 +221,7 @@ class Runner:
         await self.engine.close()
         await self.replay.close()
         self._pool.shutdown(wait=False)
+        self._calls.shutdown(wait=False)
         self.store.close()
 
     async def _loop(
