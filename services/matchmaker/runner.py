@@ -835,8 +835,10 @@ class Runner:
         """A Subscribe stream of ``seat`` opened: its row (live while this instance renews
         it) makes the seat connected for every instance.  The stream's id."""
         stream_id = uuid.uuid4().hex
-        await self.db(self.store.open_stream, stream_id, table_id, seat, player, self.instance,
-                      self.settings.stream_lease_ms)  # fmt: skip
+        opened = asyncio.ensure_future(
+            self.db(self.store.open_stream, stream_id, table_id, seat, player, self.instance,
+                    self.settings.stream_lease_ms)
+        )  # fmt: skip
 
         async def change(table: Table) -> Write | None:
             if table.seat_of(player) != seat:
@@ -851,8 +853,22 @@ class Runner:
             w.events.append((None, table_event(kind, {"seat": seat})))
             return w
 
-        await self.mutate(table_id, change)
+        try:
+            await asyncio.shield(opened)
+            await self.mutate(table_id, change)
+        except BaseException:
+            # No stream after all (the caller went, or the table kept moving): a row left
+            # behind would be renewed for ever and keep the seat connected.
+            self.spawn(self._close_opened(opened, stream_id, table_id, seat))
+            raise
         return stream_id
+
+    async def _close_opened(
+        self, opened: asyncio.Future[None], stream_id: str, table_id: str, seat: int
+    ) -> None:
+        with contextlib.suppress(Exception):
+            await opened  # the insert may still be running: delete after it
+        await self.db(self.store.close_stream, stream_id, table_id, seat)
 
     async def disconnected(self, stream_id: str, table_id: str, seat: int, player: str) -> None:
         if self._stopping:

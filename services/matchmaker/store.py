@@ -208,14 +208,19 @@ class Store:
         self.postgres = engine.dialect.name == "postgresql"
         #: Single-statement reads.  On SQLite every transaction of ``engine`` starts with
         #: BEGIN IMMEDIATE (the write lock, services/common/db.py), so reads go through an
-        #: engine of their own in autocommit, which WAL lets run beside a writer.
-        self.reader = engine if self.postgres else _sqlite_reader(engine)
+        #: engine of their own in autocommit, which WAL lets run beside a writer.  On
+        #: PostgreSQL, autocommit spares each read a BEGIN and a ROLLBACK round trip.
+        self.reader = (
+            engine.execution_options(isolation_level="AUTOCOMMIT")
+            if self.postgres
+            else _sqlite_reader(engine)
+        )
         self._write_lock = None if self.postgres else threading.Lock()
 
     def close(self) -> None:
         """Close every pooled connection (the server stopped)."""
         self.engine.dispose()
-        if self.reader is not self.engine:
+        if not self.postgres:  # on PostgreSQL the reader shares the engine's pool
             self.reader.dispose()
 
     # ------------------------------------------------------------------ helpers
