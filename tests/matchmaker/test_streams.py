@@ -17,8 +17,9 @@ from sqlalchemy import update
 from services.common.db import make_engine
 from services.common.migrate import upgrade
 from services.common.server import BackgroundServer
+from services.common.settings import SettingsError
 from services.matchmaker.models import streams
-from services.matchmaker.server import MatchmakerConfig, make_spec
+from services.matchmaker.server import STREAM_LEASE_ENV, MatchmakerConfig, make_spec
 
 from .conftest import FAST, Cluster, seated, settings, wait_for
 from .test_games import Stream, enqueue
@@ -102,3 +103,11 @@ def test_a_dead_instances_stream_lapses_into_the_disconnect_grace(leased: Cluste
     assert '"why":"disconnected"' in left[0].data_json
     assert all(s.player_id != "alice" for s in _seats(stub, table_id))
     stream.close()
+
+
+def test_the_stream_lease_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STREAM_LEASE_ENV, "2.5")
+    assert MatchmakerConfig.from_env().runner.stream_lease_ms == 2500
+    monkeypatch.setenv(STREAM_LEASE_ENV, "0")
+    with pytest.raises(SettingsError, match=STREAM_LEASE_ENV):
+        MatchmakerConfig.from_env()
