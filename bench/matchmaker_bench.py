@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -138,19 +138,28 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+async def warm_up(ready: Callable[[], bool], cap_s: float = 20.0) -> None:
+    """Until every table has started its first game (at most ``cap_s``), and a moment more:
+    a window that opens while tables still form measures their seating, not their play."""
+    end = time.monotonic() + cap_s
+    while not ready() and time.monotonic() < end:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+
+
 async def matchmaker_rate(
     target: str, duration: float, tables: int, pid: int = 0
 ) -> tuple[float, int, float]:
     """Apply calls/s the matchmaker makes for ``tables`` auto-played tables; games ended;
     the matchmaker process's CPU milliseconds per action (0 when not measurable)."""
-    games = 0
+    games = started = 0
     timers = M.Timers(bot_think_ms=0, turn_ms=60_000, bid_ms=60_000, start_ms=600_000)
     async with grpc.aio.insecure_channel(target) as channel:
         stub: Any = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)  # type: ignore[no-untyped-call]
         stop = asyncio.Event()
 
         async def table(i: int) -> None:
-            nonlocal games
+            nonlocal games, started
             player = f"bench-{i}"
             ticket = await stub.Enqueue(M.EnqueueRequest(
                 player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers,
@@ -165,6 +174,7 @@ async def matchmaker_rate(
                 if stop.is_set():
                     break
                 if ev.type == "game_started":
+                    started += 1
                     await stub.Act(M.ActRequest(**ids, action=engine_pb2.Action(autoplay=True)))
                 elif ev.type == "series":
                     games += 1
@@ -172,7 +182,7 @@ async def matchmaker_rate(
             stream.cancel()
 
         tasks = [asyncio.ensure_future(table(i)) for i in range(tables)]
-        await asyncio.sleep(2.0)  # tables form and the first games start
+        await warm_up(lambda: started >= tables)  # tables form and their first games start
         status = M.GetStatusRequest()
         before = (await stub.GetStatus(status)).actions_applied
         games_before, start, cpu = games, time.monotonic(), cpu_s(pid)
@@ -196,6 +206,7 @@ async def act_latency(
     tables where a human plays his own turns (GetHint, then a timed Act) with the same bots.
     The actions/s the matchmaker applied meanwhile, and the Act times (seconds)."""
     times: list[float] = []
+    started = 0
     timers = M.Timers(bot_think_ms=think_ms, turn_ms=60_000, bid_ms=60_000, start_ms=600_000)
     async with grpc.aio.insecure_channel(target) as channel:
         stub: Any = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)  # type: ignore[no-untyped-call]
@@ -203,6 +214,7 @@ async def act_latency(
         measuring = asyncio.Event()
 
         async def seat(i: int, human: bool) -> None:
+            nonlocal started
             player = f"load-{'h' if human else 'b'}{i}"
             ticket = await stub.Enqueue(M.EnqueueRequest(
                 player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers,
@@ -217,6 +229,7 @@ async def act_latency(
             async for ev in stream:
                 if stop.is_set():
                     break
+                started += ev.type == "game_started"
                 if ev.type == "game_started" and not human:
                     await stub.Act(M.ActRequest(**ids, action=engine_pb2.Action(autoplay=True)))
                 elif ev.type == "series":
@@ -232,7 +245,7 @@ async def act_latency(
 
         tasks = [asyncio.ensure_future(seat(i, False)) for i in range(tables)]
         tasks += [asyncio.ensure_future(seat(i, True)) for i in range(humans)]
-        await asyncio.sleep(2.0)
+        await warm_up(lambda: started >= tables + humans)
         status = M.GetStatusRequest()
         before = (await stub.GetStatus(status)).actions_applied
         start = time.monotonic()
