@@ -176,6 +176,18 @@ def test_a_seat_not_ready_in_time_goes_to_the_next_waiting_ticket(cluster: Clust
     assert enqueue(stub, "alice", "ddz3", bot_fill_after_ms=-1).state == M.TICKET_STATE_QUEUED
 
 
+def test_a_waiting_party_takes_two_seats_freed_by_the_start_timeout(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    timers = M.Timers(start_ms=1000, bot_think_ms=0, bid_ms=60_000, turn_ms=60_000)
+    first = seated(stub, enqueue(stub, "alice", "ddz3", party=["bob"], timers=timers).ticket_id)
+    table_id = first.table_id
+    party = enqueue(stub, "carol", "ddz3", party=["dave"], timers=timers, bot_fill_after_ms=-1)
+    got = seated(stub, party.ticket_id)
+    assert got.table_id == table_id and sorted(got.seats) == sorted(first.seats)
+    names = {s.player_id for s in snap(stub, table_id, "carol").seats}
+    assert {"carol", "dave"} <= names and not {"alice", "bob"} & names
+
+
 def test_two_humans_a_series_and_a_plain_leave_between_games(cluster: Cluster) -> None:
     stub = cluster.mm()
     a = enqueue(stub, "alice", "ddz3", bot_fill_after_ms=-1)
