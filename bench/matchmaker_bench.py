@@ -10,19 +10,23 @@
   GetSeatView and an Apply, and every action one conditional write with its events and
   outbox row.  Actions/s = Apply calls the matchmaker made per second (its GetStatus).
 * Seating: 1,000 tickets queued in one pool (bot fill never), then one seating pass.
-Goals (issue 10): ≥ 0.3× the engine's Apply rate; 1,000 tickets seated in < 5 s.
+* Act latency: the same bot tables slowed (a think time) to ~70% of the measured rate, beside
+  a few tables where a human plays his own turns; the p99 of those Act calls.
+Goals (issue 10): ≥ 0.3× the engine's Apply rate; Act p99 < 50 ms at ~70% load; 1,000 tickets
+seated in < 5 s.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import grpc
@@ -47,6 +51,11 @@ M = matchmaker_pb2
 VARIANT = "doudizhu3"
 RATIO_GOAL = 0.3
 SEAT_GOAL_S = 5.0
+ACT_P99_GOAL_MS = 50.0
+#: The load of the Act latency run, as a share of the measured top rate.
+LOAD_SHARE = 0.7
+#: Tables with a human playing his own turns during that run.
+HUMAN_TABLES = 8
 #: The easy bot plays the engine's own auto-play policy: the figure is the matchmaker's cost,
 #: not a bot's thinking (the bots section times that).
 BOT_LEVEL = "easy"
@@ -119,16 +128,38 @@ async def engine_rate(target: str, duration: float, games: int) -> float:
         return count / (time.monotonic() - start)
 
 
-async def matchmaker_rate(target: str, duration: float, tables: int) -> tuple[float, int]:
-    """Apply calls/s the matchmaker makes for ``tables`` auto-played tables; games ended."""
-    games = 0
+def cpu_s(pid: int) -> float:
+    """CPU seconds (user + system) process ``pid`` has used so far (Linux; 0 elsewhere)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def warm_up(ready: Callable[[], bool], cap_s: float = 20.0) -> None:
+    """Until every table has started its first game (at most ``cap_s``), and a moment more:
+    a window that opens while tables still form measures their seating, not their play."""
+    end = time.monotonic() + cap_s
+    while not ready() and time.monotonic() < end:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(0.5)
+
+
+async def matchmaker_rate(
+    target: str, duration: float, tables: int, pid: int = 0
+) -> tuple[float, int, float]:
+    """Apply calls/s the matchmaker makes for ``tables`` auto-played tables; games ended;
+    the matchmaker process's CPU milliseconds per action (0 when not measurable)."""
+    games = started = 0
     timers = M.Timers(bot_think_ms=0, turn_ms=60_000, bid_ms=60_000, start_ms=600_000)
     async with grpc.aio.insecure_channel(target) as channel:
         stub: Any = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)  # type: ignore[no-untyped-call]
         stop = asyncio.Event()
 
         async def table(i: int) -> None:
-            nonlocal games
+            nonlocal games, started
             player = f"bench-{i}"
             ticket = await stub.Enqueue(M.EnqueueRequest(
                 player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers,
@@ -143,6 +174,7 @@ async def matchmaker_rate(target: str, duration: float, tables: int) -> tuple[fl
                 if stop.is_set():
                     break
                 if ev.type == "game_started":
+                    started += 1
                     await stub.Act(M.ActRequest(**ids, action=engine_pb2.Action(autoplay=True)))
                 elif ev.type == "series":
                     games += 1
@@ -150,19 +182,89 @@ async def matchmaker_rate(target: str, duration: float, tables: int) -> tuple[fl
             stream.cancel()
 
         tasks = [asyncio.ensure_future(table(i)) for i in range(tables)]
-        await asyncio.sleep(2.0)  # tables form and the first games start
+        await warm_up(lambda: started >= tables)  # tables form and their first games start
         status = M.GetStatusRequest()
         before = (await stub.GetStatus(status)).actions_applied
-        games_before, start = games, time.monotonic()
+        games_before, start, cpu = games, time.monotonic(), cpu_s(pid)
         await asyncio.sleep(duration)
         applied = (await stub.GetStatus(status)).actions_applied - before
+        cpu = cpu_s(pid) - cpu
         ended = games - games_before
         elapsed = time.monotonic() - start
         stop.set()
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    return applied / elapsed, ended
+    return applied / elapsed, ended, 1000 * cpu / max(applied, 1)
+
+
+async def act_latency(
+    target: str, duration: float, tables: int, humans: int, think_ms: int
+) -> tuple[float, list[float]]:
+    """A human seat's Act latency under load: ``tables`` bot tables as in
+    :func:`matchmaker_rate` but with bots thinking ``think_ms`` (the load), beside ``humans``
+    tables where a human plays his own turns (GetHint, then a timed Act) with the same bots.
+    The actions/s the matchmaker applied meanwhile, and the Act times (seconds)."""
+    times: list[float] = []
+    started = 0
+    timers = M.Timers(bot_think_ms=think_ms, turn_ms=60_000, bid_ms=60_000, start_ms=600_000)
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub: Any = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)  # type: ignore[no-untyped-call]
+        stop = asyncio.Event()
+        measuring = asyncio.Event()
+
+        async def seat(i: int, human: bool) -> None:
+            nonlocal started
+            player = f"load-{'h' if human else 'b'}{i}"
+            ticket = await stub.Enqueue(M.EnqueueRequest(
+                player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers,
+                bot_level=BOT_LEVEL))  # fmt: skip
+            while ticket.state != M.TICKET_STATE_SEATED:
+                await asyncio.sleep(0.02)
+                ticket = await stub.GetTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id))
+            mine = ticket.seats[0]
+            ids = {"table_id": ticket.table_id, "player_id": player}
+            stream = stub.Subscribe(M.SubscribeRequest(**ids))
+            await stub.Ready(M.ReadyRequest(**ids))
+            async for ev in stream:
+                if stop.is_set():
+                    break
+                started += ev.type == "game_started"
+                if ev.type == "game_started" and not human:
+                    await stub.Act(M.ActRequest(**ids, action=engine_pb2.Action(autoplay=True)))
+                elif ev.type == "series":
+                    await stub.Ready(M.ReadyRequest(**ids))
+                elif human and ev.type == "deadline" and json.loads(ev.data_json)["seat"] == mine:
+                    hint = await stub.GetHint(M.HintRequest(**ids))
+                    t0 = time.perf_counter()
+                    with contextlib.suppress(grpc.RpcError):  # a race with the game's end
+                        await stub.Act(M.ActRequest(**ids, action=hint.hint))
+                        if measuring.is_set():
+                            times.append(time.perf_counter() - t0)
+            stream.cancel()
+
+        tasks = [asyncio.ensure_future(seat(i, False)) for i in range(tables)]
+        tasks += [asyncio.ensure_future(seat(i, True)) for i in range(humans)]
+        await warm_up(lambda: started >= tables + humans)
+        status = M.GetStatusRequest()
+        before = (await stub.GetStatus(status)).actions_applied
+        start = time.monotonic()
+        measuring.set()
+        await asyncio.sleep(duration)
+        applied = (await stub.GetStatus(status)).actions_applied - before
+        elapsed = time.monotonic() - start
+        stop.set()
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return applied / elapsed, times
+
+
+def p99_ms(times: list[float]) -> float:
+    if not times:
+        return float("nan")
+    ordered = sorted(times)
+    return 1000 * ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]
 
 
 def seating_time(db_url: str, tickets: int = 1000) -> float:
@@ -209,13 +311,19 @@ def run_backend(name: str, db_url: str, duration: float, tables: int) -> dict[st
             target = f"127.0.0.1:{port}"
             _wait_healthy(target, proc)
             progress(f"matchmaker: {name}: {tables} bot tables through the matchmaker")
-            mm, games = asyncio.run(matchmaker_rate(target, duration, tables))
+            mm, games, cpu_ms = asyncio.run(matchmaker_rate(target, duration, tables, proc.pid))
+            # ~70% of that load: each bot table slowed by a think time to 0.7 of its share.
+            think_ms = int(1000 * tables / (LOAD_SHARE * max(mm, 1.0)))
+            progress(f"matchmaker: {name}: a human's Act at ~70% load (bots think {think_ms} ms)")
+            load, times = asyncio.run(act_latency(target, duration, tables, HUMAN_TABLES, think_ms))
         finally:
             proc.terminate()
             proc.wait(15)
     progress(f"matchmaker: {name}: seating 1,000 waiting tickets")
     seat_s = seating_time(db_url)
-    return {"backend": name, "engine": engine, "mm": mm, "games": games, "seat_s": seat_s}
+    return {"backend": name, "engine": engine, "mm": mm, "games": games, "seat_s": seat_s,
+            "cpu_ms": cpu_ms, "load": load, "act_p99": p99_ms(times),
+            "acts": len(times)}  # fmt: skip
 
 
 def matchmaker_section(ctx: Context) -> list[BenchTable]:
@@ -227,12 +335,15 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
             rows.append(run_backend(backend.name, backend.url, duration, tables))
     table = BenchTable(
         "Matchmaker: bot tables end to end, next to the engine's own Apply rate (same run)",
-        ["backend", "engine Apply/s", "matchmaker actions/s", "ratio", "games", "seat 1,000 s"],
-    )
+        ["backend", "engine Apply/s", "matchmaker actions/s", "ratio", "mm CPU ms/action",
+         "games", "load (of max)", "Act p99 ms (n)", "seat 1,000 s"],
+    )  # fmt: skip
     for r in rows:
         table.rows.append([
             r["backend"], fmt_rate(r["engine"]), fmt_rate(r["mm"]),
-            fmt_ratio(r["mm"] / r["engine"]), str(r["games"]), f"{r['seat_s']:.2f}",
+            fmt_ratio(r["mm"] / r["engine"]), f"{r['cpu_ms']:.1f}", str(r["games"]),
+            f"{fmt_rate(r['load'])} ({r['load'] / max(r['mm'], 1.0):.0%})",
+            f"{r['act_p99']:.1f} ({r['acts']})", f"{r['seat_s']:.2f}",
         ])  # fmt: skip
     table.notes.append(
         f"{VARIANT}; {ENGINE_GAMES} games at once for the engine (one Apply per action), "
@@ -242,8 +353,11 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
         "(on SQLite, replay in a file of its own: one file has one writer at a time).  A "
         "matchmaker action is the bot's choice from its seat view (a GetSeatView unless the "
         "last Apply predicted it), an Apply and one conditional write (events, outbox).  "
-        "Seating: one pass over 1,000 queued tickets of one pool.  Goals: ratio ≥ "
-        f"{RATIO_GOAL}×; seating < {SEAT_GOAL_S:g} s."
+        "Load: the same bot tables with a think time sized for ~70% of the measured rate, "
+        f"beside {HUMAN_TABLES} tables where a human plays his turns (GetHint, then the timed "
+        "Act).  Seating: one pass over 1,000 queued tickets of one pool.  Goals: ratio ≥ "
+        f"{RATIO_GOAL}×; Act p99 < {ACT_P99_GOAL_MS:g} ms at ~70% load; seating < "
+        f"{SEAT_GOAL_S:g} s."
     )
     return [table]
 

@@ -14,6 +14,9 @@ restarted instance loses nothing (DESIGN.md principle 6):
   (``to_seat`` null) or one seat; a seat's stream is a projection of it.
 * ``mm_outbox``: engine events waiting for replay's ``AppendEvents``.
 * ``mm_requests``: Act request ids and their answers (idempotent retries).
+* ``mm_streams``: the open Subscribe streams, one row each, with the instance serving it and
+  a lease that instance renews: a seat is connected while it has a live row, on any
+  instance, and a dead instance's rows lapse (migration 0004).
 
 Times are epoch milliseconds (BIGINT), compared the same way on SQLite and PostgreSQL.
 """
@@ -35,7 +38,16 @@ from sqlalchemy import (
 
 from services.common.db import metadata
 
-__all__ = ["holds", "metadata", "outbox", "requests", "table_events", "tables", "tickets"]
+__all__ = [
+    "holds",
+    "metadata",
+    "outbox",
+    "requests",
+    "streams",
+    "table_events",
+    "tables",
+    "tickets",
+]
 
 ID = String(64)
 PLAYER_ID = String(128)
@@ -136,4 +148,18 @@ requests = Table(
     # A serialized cardroom.v1.ActResponse.
     Column("response", LargeBinary, nullable=False),
     Column("created_ms", BigInteger, nullable=False),
+)
+
+streams = Table(
+    "mm_streams",
+    metadata,
+    Column("stream_id", ID, primary_key=True),
+    Column("table_id", ID, nullable=False),
+    Column("seat", SmallInteger, nullable=False),
+    Column("player_id", PLAYER_ID, nullable=False),
+    Column("instance", String(32), nullable=False),
+    # Live until then (epoch ms); the serving instance renews it while it runs.
+    Column("lease_ms", BigInteger, nullable=False),
+    Index("ix_mm_streams_table_id_seat", "table_id", "seat"),
+    Index("ix_mm_streams_lease_ms", "lease_ms"),
 )

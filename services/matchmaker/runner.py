@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import hashlib
 import json
 import secrets
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -48,6 +49,10 @@ M = matchmaker_pb2
 
 #: Conditional-write retries before a call gives up with ABORTED CONFLICT.
 MAX_RETRIES = 8
+#: True in the runner's own tasks (due deadlines, bots, seating, outbox, streams): their
+#: database work queues in a pool of its own, so a person's call (an RPC) never waits in a
+#: queue of bot moves behind a busy SQLite write lock.
+_BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar("mm_background", default=False)
 
 
 def not_found(reason: str, message: str) -> ServiceError:
@@ -78,6 +83,12 @@ class RunnerSettings:
     concurrency: int = 64
     poll_interval_s: float = 0.25
     threads: int = 8
+    #: Database threads for the calls of people (RPCs), beside ``threads`` for the runner's
+    #: own tasks.
+    call_threads: int = 4
+    #: An open Subscribe stream's row lives this long unless its instance renews it (every
+    #: third of it): the time a dead instance's seats still look connected.
+    stream_lease_ms: int = 15_000
 
 
 class Waker(Notifier):
@@ -105,8 +116,11 @@ class Waker(Notifier):
             self._futures[key] = fut
         return fut
 
-    async def wait(self, key: str, timeout: float) -> None:
-        fut = self.future(key)
+    async def wait(self, key: str, timeout: float, fut: asyncio.Future[None] | None = None) -> None:
+        """Until ``key`` is woken or ``timeout`` passes.  ``fut``: a future taken with
+        :meth:`future` before reading, so that a wake-up between the read and this wait is
+        not missed."""
+        fut = fut or self.future(key)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(fut), timeout)
 
@@ -125,9 +139,10 @@ class Runner:
         self.settings = settings or RunnerSettings()
         self.instance = uuid.uuid4().hex[:12]
         self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
+        self._calls = ThreadPoolExecutor(self.settings.call_threads, thread_name_prefix="mm-call")
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._streams: dict[tuple[str, int], int] = {}
+        self._renewed = 0.0
         self._advancing: set[str] = set()
         self._again: set[str] = set()
         #: The view of the seat predicted to move next, from the last Apply (engine seq,
@@ -146,7 +161,8 @@ class Runner:
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, lambda: fn(*args, **kwargs))
+        pool = self._pool if _BACKGROUND.get() else self._calls
+        return await loop.run_in_executor(pool, lambda: fn(*args, **kwargs))
 
     @property
     def waker(self) -> Waker:
@@ -164,8 +180,10 @@ class Runner:
             lock = self._locks[table_id] = asyncio.Lock()
         return lock
 
-    def spawn(self, coro: Awaitable[Any]) -> None:
-        task = asyncio.ensure_future(coro)
+    def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
+        context = contextvars.copy_context()
+        context.run(_BACKGROUND.set, True)
+        task = asyncio.get_running_loop().create_task(coro, context=context)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -176,6 +194,7 @@ class Runner:
         self.spawn(self._loop("deadlines", self._deadlines_once, self._kick))
         self.spawn(self._loop("seating", self._seating_once, None))
         self.spawn(self._loop("outbox", self._outbox_once, self._outbox_kick))
+        self.spawn(self._loop("streams", self._streams_once, None))
 
     async def _lifetime(self) -> None:
         """Lives as long as the server's event loop: when the server stops (its loop cancels
@@ -187,6 +206,7 @@ class Runner:
             if self._waker is not None:
                 self._waker.close()
             self._pool.shutdown(wait=False)
+            self._calls.shutdown(wait=False)
             self.store.close()
 
     async def close(self) -> None:
@@ -201,6 +221,7 @@ class Runner:
         await self.engine.close()
         await self.replay.close()
         self._pool.shutdown(wait=False)
+        self._calls.shutdown(wait=False)
         self.store.close()
 
     async def _loop(
@@ -251,6 +272,20 @@ class Runner:
             formed = await self.db(self.store.seat_pool, pool)
             for table_id in formed:
                 self.waker.wake(table_id)
+        return False
+
+    async def _streams_once(self) -> bool:
+        """Renew this instance's stream leases, and mark the seats of lapsed streams (another
+        instance died with them open) disconnected: their grace runs from then."""
+        loop = asyncio.get_running_loop()
+        every = self.settings.stream_lease_ms / 3000
+        if loop.time() - self._renewed < every:
+            return False
+        self._renewed = loop.time()
+        await self.db(self.store.renew_streams, self.instance, self.settings.stream_lease_ms)
+        for table_id, seat, player in await self.db(self.store.lapsed_streams):
+            with contextlib.suppress(ServiceError):
+                await self._mark_disconnected(table_id, seat, player)
         return False
 
     async def _outbox_once(self) -> bool:
@@ -394,8 +429,20 @@ class Runner:
             to = e.envelope.seat if vis == common_pb2.VISIBILITY_SEAT else None
             w.events.append((to, M.TableEvent(type="game", game_event=e)))
 
+    @staticmethod
+    def _variant(table: Table) -> rules.Variant:
+        """The table's variant with its room's overrides (``rotate_first_bidder`` among
+        them): the base variant alone would ignore what the room chose.  Enqueue checked the
+        room, so this cannot fail; the rules cache the overridden variant."""
+        room = table.config["room"]
+        data = json.loads(room.get("overrides_json") or "{}")
+        for name in rules.ROOM_FIELDS:  # the bounds the room was checked with
+            if room.get(name) is not None:
+                data[name] = room[name]
+        return rules.Room.from_dict(data).variant_for(table.variant)
+
     async def _start_game(self, table: Table, w: Write) -> None:
-        v = rules.variant(table.variant)
+        v = self._variant(table)
         table.game_no += 1
         game_id = f"{table.table_id}.{table.game_no}"
         request = engine_pb2.NewGameRequest(
@@ -406,6 +453,8 @@ class Runner:
             players=[s["player_id"] for s in table.seats],
             table=engine_pb2.TableRef(id=table.table_id, game_no=table.game_no),
         )
+        # RULES.md §4.3: without rotation every game draws its first bidder from its own
+        # seed (the engine does when none is given); with it, only the table's first game.
         if v.bidding and v.rotate_first_bidder and table.first_bidder is not None:
             request.first_bidder = (table.first_bidder + 1) % v.players
         response = await self.engine.new_game(request)
@@ -508,8 +557,10 @@ class Runner:
         table.start_deadline_ms = now + int(table.config["timers"]["start_ms"])
         self._close_if_empty(table, w)
 
-    def _remove(self, table: Table, seat: int, why: str, w: Write) -> None:
-        """The human in ``seat`` leaves the table (his hold ends); a bot takes the seat."""
+    def _remove(self, table: Table, seat: int, why: str, w: Write, refill: bool = False) -> None:
+        """The human in ``seat`` leaves the table (his hold ends); a bot takes the seat, or
+        with ``refill`` the pool's next waiting ticket if there is one (the store decides in
+        the write's transaction, and says who joined)."""
         old = table.seats[seat]
         w.release.append(old["player_id"])
         w.events.append(
@@ -518,6 +569,9 @@ class Runner:
         )  # fmt: skip
         new = bot_seat(table.config["bot_level"])
         table.seats[seat] = new
+        if refill:
+            w.refill.append(seat)
+            return
         w.events.append(
             (None, table_event("bot_joined", {"seat": seat, "player_id": new["player_id"],
                                               "bot": True}))
@@ -587,6 +641,16 @@ class Runner:
             i for i, s in enumerate(table.seats)
             if s.get("grace_ms") is not None and s["grace_ms"] <= now
         ]  # fmt: skip
+        if graced:
+            # A stream of the seat may have opened on another instance meanwhile (its
+            # "connected" write lost a race with this seat's "disconnected"): the rows of
+            # open streams decide, and such a seat is connected, not escaped.
+            live = await self.db(self.store.live_seats, table.table_id)
+            for i in [i for i in graced if i in live]:
+                table.seats[i]["connected"], table.seats[i]["grace_ms"] = True, None
+                w.events.append((None, table_event("reconnected", {"seat": i})))
+            if live & set(graced) and not (graced := [i for i in graced if i not in live]):
+                return  # only the grace was due, and it ended: written as it is
         if table.state == "waiting":
             if graced:
                 for i in graced:
@@ -595,10 +659,13 @@ class Runner:
             elif all(s["ready"] for s in table.seats):
                 await self._start_game(table, w)
             elif table.start_deadline_ms is not None and table.start_deadline_ms <= now:
+                # Issue 10 §2: the seats of those not ready go to the next waiting tickets
+                # of the pool, who get a start timeout of their own; else to bots.
                 for i, s in enumerate(table.seats):
                     if not s["ready"]:
-                        self._remove(table, i, "not_ready", w)
-                self._close_if_empty(table, w)
+                        self._remove(table, i, "not_ready", w, refill=True)
+                table.start_deadline_ms = now + int(table.config["timers"]["start_ms"])
+                w.then = self._close_if_empty
             return
         if table.state != "playing":
             return
@@ -764,9 +831,14 @@ class Runner:
             raise engine_down(exc) from None
 
     # ------------------------------------------------------------------ connections
-    async def connected(self, table_id: str, seat: int, player: str) -> None:
-        key = (table_id, seat)
-        self._streams[key] = self._streams.get(key, 0) + 1
+    async def connected(self, table_id: str, seat: int, player: str) -> str:
+        """A Subscribe stream of ``seat`` opened: its row (live while this instance renews
+        it) makes the seat connected for every instance.  The stream's id."""
+        stream_id = uuid.uuid4().hex
+        opened = asyncio.ensure_future(
+            self.db(self.store.open_stream, stream_id, table_id, seat, player, self.instance,
+                    self.settings.stream_lease_ms)
+        )  # fmt: skip
 
         async def change(table: Table) -> Write | None:
             if table.seat_of(player) != seat:
@@ -781,18 +853,32 @@ class Runner:
             w.events.append((None, table_event(kind, {"seat": seat})))
             return w
 
-        await self.mutate(table_id, change)
+        try:
+            await asyncio.shield(opened)
+            await self.mutate(table_id, change)
+        except BaseException:
+            # No stream after all (the caller went, or the table kept moving): a row left
+            # behind would be renewed for ever and keep the seat connected.
+            self.spawn(self._close_opened(opened, stream_id, table_id, seat))
+            raise
+        return stream_id
 
-    async def disconnected(self, table_id: str, seat: int, player: str) -> None:
-        key = (table_id, seat)
-        left = self._streams.get(key, 1) - 1
-        if left > 0:
-            self._streams[key] = left
-            return
-        self._streams.pop(key, None)
+    async def _close_opened(
+        self, opened: asyncio.Future[None], stream_id: str, table_id: str, seat: int
+    ) -> None:
+        with contextlib.suppress(Exception):
+            await opened  # the insert may still be running: delete after it
+        await self.db(self.store.close_stream, stream_id, table_id, seat)
+
+    async def disconnected(self, stream_id: str, table_id: str, seat: int, player: str) -> None:
         if self._stopping:
-            return
+            return  # the row lapses: a restarted or other instance takes it from there
+        if await self.db(self.store.close_stream, stream_id, table_id, seat):
+            return  # another stream of the seat is open, here or on another instance
+        with contextlib.suppress(ServiceError):
+            await self._mark_disconnected(table_id, seat, player)
 
+    async def _mark_disconnected(self, table_id: str, seat: int, player: str) -> None:
         async def change(table: Table) -> Write | None:
             if table.seat_of(player) != seat or table.state == "closed":
                 return None
@@ -808,5 +894,4 @@ class Runner:
             )
             return w
 
-        with contextlib.suppress(ServiceError):
-            await self.mutate(table_id, change)
+        await self.mutate(table_id, change)

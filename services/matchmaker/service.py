@@ -27,12 +27,14 @@ from . import access as acc
 from .bots import DEFAULT_LEVEL, LEVELS
 from .clients import Unreachable
 from .runner import Runner, engine_down, not_found
-from .store import HeldError, Table, now_ms
+from .store import EVENTS_PAGE, HeldError, Table, now_ms
 
 M = matchmaker_pb2
 SERVICE = M.DESCRIPTOR.services_by_name["MatchmakerService"]
 SERVICE_NAME = SERVICE.full_name
 log = clog.get_logger("cardroom.matchmaker")
+#: Table events after which a seat's stream checks that the seat is still its own.
+DEPARTURES = frozenset({"player_left", "table_closed"})
 
 DEFAULT_BOT_FILL_MS = 10_000
 MAX_TIMER_MS = 24 * 3600 * 1000
@@ -311,16 +313,27 @@ class MatchmakerServicer:
         table, seat, player = await self._seated(request, context)
         after = limits.seq(request.after_seq, "after_seq")
         table_id = table.table_id
-        await self.runner.connected(table_id, seat, player)
+        stream_id = await self.runner.connected(table_id, seat, player)
+        poll = self.runner.settings.poll_interval_s
         try:
             while True:
+                # One read per wake-up: the wake-up is armed before the read, so a write
+                # that lands meanwhile is not missed, and a short page is the whole log.
+                armed = self.runner.waker.future(table_id)
                 rows = await self.runner.db(self.store.events_after, table_id, seat, after)
+                departed = False
                 for r in rows:
                     after = r.seq
                     if rules.may_see(r.to_seat, seat):
-                        yield M.TableEvent.FromString(r.body)
-                if rows:
+                        ev = M.TableEvent.FromString(r.body)
+                        departed = departed or ev.type in DEPARTURES
+                        yield ev
+                if len(rows) >= EVENTS_PAGE:
                     continue
+                if rows and not departed:
+                    await self.runner.waker.wait(table_id, poll, armed)
+                    continue
+                # Nothing new for a while, or someone left: is this seat still ours?
                 table = await self.runner.load(table_id)
                 if table.state == "closed" or table.seat_of(player) != seat:
                     # Gone: end once every event before the departure is delivered.
@@ -329,9 +342,9 @@ class MatchmakerServicer:
                         if rules.may_see(r.to_seat, seat):
                             yield M.TableEvent.FromString(r.body)
                     return
-                await self.runner.waker.wait(table_id, self.runner.settings.poll_interval_s)
+                await self.runner.waker.wait(table_id, poll, armed)
         finally:
-            self.runner.spawn(self.runner.disconnected(table_id, seat, player))
+            self.runner.spawn(self.runner.disconnected(stream_id, table_id, seat, player))
 
     @rpc
     async def GetTable(self, request: M.GetTableRequest, context: Any) -> M.TableSnapshot:

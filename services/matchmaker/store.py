@@ -25,6 +25,7 @@ from typing import Any
 from sqlalchemy import (
     Connection,
     Engine,
+    bindparam,
     create_engine,
     delete,
     event,
@@ -39,9 +40,41 @@ from sqlalchemy.exc import IntegrityError
 from services.common.db import _sqlite_on_connect
 from services.common.wire import matchmaker_pb2, replay_pb2
 
-from .models import holds, outbox, requests, table_events, tables, tickets
+from .models import holds, outbox, requests, streams, table_events, tables, tickets
 
 NOTIFY_CHANNEL = "cardroom_mm"
+#: Table events one read of a seat's stream returns at most.
+EVENTS_PAGE = 500
+
+
+# The statements of the per-action path, built once: building a SQLAlchemy statement (and
+# its cache key) costs more CPU than the database spends running it.
+_LOAD = select(tables).where(tables.c.table_id == bindparam("p_table_id"))
+#: The conditional write; the SET clause comes from the parameters (every column that can
+#: change: variant, config and created_ms never do, and are not re-sent).
+_UPDATE = update(tables).where(
+    tables.c.table_id == bindparam("p_table_id"), tables.c.seq == bindparam("p_old_seq")
+)
+_FIXED = frozenset({"table_id", "variant", "config", "created_ms"})
+#: On PostgreSQL the write's NOTIFY rides on the UPDATE (one round trip fewer); a row that
+#: did not match notifies nobody.
+_UPDATE_NOTIFY = _UPDATE.returning(func.pg_notify(NOTIFY_CHANNEL, tables.c.table_id))
+_INSERT_EVENTS = insert(table_events)
+_INSERT_OUTBOX = insert(outbox)
+_EVENTS_AFTER = (
+    select(table_events.c.seq, table_events.c.to_seat, table_events.c.body)
+    .where(
+        table_events.c.table_id == bindparam("p_table_id"),
+        table_events.c.seq > bindparam("p_after"),
+        (table_events.c.to_seat.is_(None)) | (table_events.c.to_seat == bindparam("p_seat")),
+    )
+    .order_by(table_events.c.seq)
+    .limit(EVENTS_PAGE)
+)
+_REQUEST = select(requests).where(
+    requests.c.table_id == bindparam("p_table_id"),
+    requests.c.request_id == bindparam("p_request_id"),
+)
 
 
 def now_ms() -> int:
@@ -129,6 +162,11 @@ class Write:
     release: list[str] = field(default_factory=list)
     #: (table_id, request_id, body_hash, response) of an idempotent Act.
     request: tuple[str, str, bytes, matchmaker_pb2.ActResponse] | None = None
+    #: Seats freed for the next waiting tickets of the table's pool: filled in the write's
+    #: own transaction (so a lost race claims no ticket), a bot where no ticket fits.
+    refill: list[int] = field(default_factory=list)
+    #: Called in that transaction after the refill (e.g. close a table left without humans).
+    then: Callable[[Table, Write], None] | None = None
 
 
 def pool_key(config: dict[str, Any]) -> str:
@@ -173,14 +211,19 @@ class Store:
         self.postgres = engine.dialect.name == "postgresql"
         #: Single-statement reads.  On SQLite every transaction of ``engine`` starts with
         #: BEGIN IMMEDIATE (the write lock, services/common/db.py), so reads go through an
-        #: engine of their own in autocommit, which WAL lets run beside a writer.
-        self.reader = engine if self.postgres else _sqlite_reader(engine)
+        #: engine of their own in autocommit, which WAL lets run beside a writer.  On
+        #: PostgreSQL, autocommit spares each read a BEGIN and a ROLLBACK round trip.
+        self.reader = (
+            engine.execution_options(isolation_level="AUTOCOMMIT")
+            if self.postgres
+            else _sqlite_reader(engine)
+        )
         self._write_lock = None if self.postgres else threading.Lock()
 
     def close(self) -> None:
         """Close every pooled connection (the server stopped)."""
         self.engine.dispose()
-        if self.reader is not self.engine:
+        if not self.postgres:  # on PostgreSQL the reader shares the engine's pool
             self.reader.dispose()
 
     # ------------------------------------------------------------------ helpers
@@ -440,12 +483,72 @@ class Store:
     # ------------------------------------------------------------------ tables
     def load(self, table_id: str) -> Table | None:
         with self.reader.connect() as conn:
-            row = conn.execute(select(tables).where(tables.c.table_id == table_id)).first()
+            row = conn.execute(_LOAD, {"p_table_id": table_id}).first()
         return None if row is None else Table.from_row(row)
 
     def write(self, table: Table, old_seq: int, w: Write) -> Table:
         """Commit ``table`` (its new state), conditional on its seq still being ``old_seq``,
         with the table events, outbox rows, released holds and request id of ``w``."""
+        if w.refill:
+            with self._tx() as conn:
+                self._refill(conn, table, w)
+                return self._write(conn, table, old_seq, w)
+        return self._write(None, table, old_seq, w)
+
+    def _refill(self, conn: Connection, table: Table, w: Write) -> None:
+        """Seat the pool's next waiting tickets in the seats of ``w.refill``, first come
+        first seated (a party only where enough seats are free); a bot keeps every seat no
+        ticket takes.
+
+        The tickets are locked in the seating pass's order, waiting for other holders, not
+        skipping them (SKIP LOCKED): a ticket is locked for a moment whenever its owner
+        polls it (GetTicket keeps it alive), and for a whole pass whenever a seating pass
+        looks at its pool, and a skipped ticket would wait on while a bot took the seat.
+        After the wait PostgreSQL re-checks ``state``: a ticket that pass seated drops out."""
+        free = sorted(w.refill)
+        now = now_ms()
+        rows = conn.execute(
+            select(tickets)
+            .where(tickets.c.state == "queued", tickets.c.pool == pool_key(table.config))
+            .where(tickets.c.expires_ms > now)
+            .order_by(tickets.c.created_ms, tickets.c.ticket_id)
+            .limit(max(20, 4 * len(free)))
+            .with_for_update()
+        ).all()
+        for r in rows:
+            if not free:
+                break
+            if len(r.players) > len(free):
+                continue
+            mine, free = free[: len(r.players)], free[len(r.players) :]
+            conn.execute(
+                update(tickets)
+                .where(tickets.c.ticket_id == r.ticket_id)
+                .values(state="seated", table_id=table.table_id, seats=mine)
+            )
+            for p, seat in zip(r.players, mine, strict=True):
+                done = conn.execute(
+                    update(holds)
+                    .where(holds.c.player_id == p, holds.c.ticket_id == r.ticket_id)
+                    .values(table_id=table.table_id, seat=seat)
+                )
+                if done.rowcount != 1:  # pragma: no cover - the hold is the ticket's
+                    raise RuntimeError(f"player {p} has no hold for ticket {r.ticket_id}")
+                table.seats[seat] = human_seat(p)
+                w.events.append(
+                    (None, table_event("seated", {"seat": seat, "player_id": p, "bot": False}))
+                )
+        for seat in free:
+            bot = table.seats[seat]
+            w.events.append(
+                (None, table_event("bot_joined", {"seat": seat, "player_id": bot["player_id"],
+                                                  "bot": True}))
+            )  # fmt: skip
+        w.refill = []
+        if w.then is not None:
+            w.then(table, w)
+
+    def _write(self, conn: Connection | None, table: Table, old_seq: int, w: Write) -> Table:
         now = now_ms()
         ev_rows = []
         seq = old_seq
@@ -464,23 +567,22 @@ class Store:
         table.updated_ms = now
         table.lease_ms = 0
         table.due_ms = table.compute_due()
-        values = table.values()
-        del values["table_id"], values["created_ms"]
+        values = {k: v for k, v in table.values().items() if k not in _FIXED}
+        values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
         if w.request is not None:
             w.request[3].seq = seq
-        with self._tx() as conn:
-            done = conn.execute(
-                update(tables)
-                .where(tables.c.table_id == table.table_id, tables.c.seq == old_seq)
-                .values(**values)
-            )
-            if done.rowcount != 1:
+        with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
+            if self.postgres:
+                matched = len(conn.execute(_UPDATE_NOTIFY, values).all())
+            else:
+                matched = conn.execute(_UPDATE, values).rowcount
+            if matched != 1:
                 raise Conflict(table.table_id)
             if ev_rows:
-                conn.execute(insert(table_events), ev_rows)
+                conn.execute(_INSERT_EVENTS, ev_rows)
             if w.outbox:
                 conn.execute(
-                    insert(outbox),
+                    _INSERT_OUTBOX,
                     [
                         {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
                          "body": r.SerializeToString(), "created_ms": now,
@@ -507,7 +609,6 @@ class Store:
                 except IntegrityError:
                     # The same request id won elsewhere meanwhile: this write must not land.
                     raise Conflict(table.table_id) from None
-            self._notify(conn, table.table_id)
         return table
 
     def claim_due(self, limit: int, lease_ms: int) -> list[str]:
@@ -543,28 +644,16 @@ class Store:
                 update(tables).where(tables.c.table_id == table_id).values(lease_ms=until_ms)
             )
 
-    def events_after(self, table_id: str, seat: int, after: int, limit: int = 500) -> list[Any]:
+    def events_after(self, table_id: str, seat: int, after: int) -> list[Any]:
+        """The next page (:data:`EVENTS_PAGE`) of the table's events ``seat`` may read."""
+        params = {"p_table_id": table_id, "p_after": after, "p_seat": seat}
         with self.reader.connect() as conn:
-            return list(
-                conn.execute(
-                    select(table_events.c.seq, table_events.c.to_seat, table_events.c.body)
-                    .where(
-                        table_events.c.table_id == table_id,
-                        table_events.c.seq > after,
-                        (table_events.c.to_seat.is_(None)) | (table_events.c.to_seat == seat),
-                    )
-                    .order_by(table_events.c.seq)
-                    .limit(limit)
-                )
-            )
+            return list(conn.execute(_EVENTS_AFTER, params))
 
     def request(self, table_id: str, request_id: str) -> Any:
+        params = {"p_table_id": table_id, "p_request_id": request_id}
         with self.reader.connect() as conn:
-            return conn.execute(
-                select(requests).where(
-                    requests.c.table_id == table_id, requests.c.request_id == request_id
-                )
-            ).first()
+            return conn.execute(_REQUEST, params).first()
 
     def list_tables(self, variant: str, state: str, limit: int) -> list[Table]:
         query = select(tables).order_by(tables.c.created_ms.desc()).limit(limit)
@@ -584,6 +673,84 @@ class Store:
                 select(func.count()).select_from(tickets).where(tickets.c.state == "queued")
             ).scalar_one()
         return int(running), int(queued)
+
+    # ------------------------------------------------------------------ streams
+    def open_stream(
+        self, stream_id: str, table_id: str, seat: int, player_id: str, instance: str,
+        lease_ms: int,
+    ) -> None:  # fmt: skip
+        """An open Subscribe stream of ``seat``, live for ``lease_ms`` unless renewed."""
+        with self._tx() as conn:
+            conn.execute(
+                insert(streams).values(
+                    stream_id=stream_id, table_id=table_id, seat=seat, player_id=player_id,
+                    instance=instance, lease_ms=now_ms() + lease_ms,
+                )
+            )  # fmt: skip
+
+    def close_stream(self, stream_id: str, table_id: str, seat: int) -> bool:
+        """The stream ended: its row goes.  Whether ``seat`` still has a live stream."""
+        with self._tx() as conn:
+            conn.execute(delete(streams).where(streams.c.stream_id == stream_id))
+            return self._live(conn, table_id, seat)
+
+    def renew_streams(self, instance: str, lease_ms: int) -> None:
+        """This instance's streams are alive: their leases run ``lease_ms`` from now."""
+        with self._tx() as conn:
+            conn.execute(
+                update(streams)
+                .where(streams.c.instance == instance)
+                .values(lease_ms=now_ms() + lease_ms)
+            )
+
+    def lapsed_streams(self, limit: int = 200) -> list[tuple[str, int, str]]:
+        """Rows whose lease ran out (their instance died) go; the (table, seat, player) of
+        each that has no live stream left, to be marked disconnected."""
+        now = now_ms()
+        if not self._any(select(streams.c.stream_id).where(streams.c.lease_ms <= now).limit(1)):
+            return []
+        out: list[tuple[str, int, str]] = []
+        with self._tx() as conn:
+            rows = conn.execute(
+                select(streams)
+                .where(streams.c.lease_ms <= now)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            ).all()
+            if not rows:
+                return out
+            conn.execute(
+                delete(streams).where(streams.c.stream_id.in_([r.stream_id for r in rows]))
+            )
+            for key in {(r.table_id, r.seat, r.player_id) for r in rows}:
+                if not self._live(conn, key[0], key[1]):
+                    out.append(key)
+        return out
+
+    def live_seats(self, table_id: str) -> set[int]:
+        """The seats of ``table_id`` with a live stream on some instance."""
+        with self.reader.connect() as conn:
+            rows = conn.execute(
+                select(streams.c.seat).where(
+                    streams.c.table_id == table_id, streams.c.lease_ms > now_ms()
+                )
+            )
+            return {int(r.seat) for r in rows}
+
+    @staticmethod
+    def _live(conn: Connection, table_id: str, seat: int) -> bool:
+        return (
+            conn.execute(
+                select(streams.c.stream_id)
+                .where(
+                    streams.c.table_id == table_id,
+                    streams.c.seat == seat,
+                    streams.c.lease_ms > now_ms(),
+                )
+                .limit(1)
+            ).first()
+            is not None
+        )
 
     # ------------------------------------------------------------------ outbox
     def claim_outbox(self, limit: int, lease_ms: int) -> list[Any]:

@@ -1,5 +1,6 @@
 """Tickets: parties, private codes, watching, cancelling and expiry; a player's totals from
-the replay service; Dou Dizhu 4's first bidder rotating through a series."""
+the replay service; the first bidder rotating through a series (Dou Dizhu 4, and Dou
+Dizhu 3 when its room says so)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import time
 from typing import Any
 
 import grpc
-from cardroom.v1 import engine_pb2, matchmaker_pb2
+from cardroom.v1 import common_pb2, engine_pb2, matchmaker_pb2
 
 from services.common.grpc_errors import details
 
@@ -90,19 +91,24 @@ def test_watch_cancel_and_expiry(cluster: Cluster) -> None:
                                                  bot_fill_after_ms=-1)) == "OK"  # fmt: skip
 
 
-def test_doudizhu4_first_bidder_rotates_and_the_player_has_totals(cluster: Cluster) -> None:
+def _series(
+    cluster: Cluster, player: str, variant: str, games: int, overrides: str = ""
+) -> tuple[M.Ticket, Stream, list[str], list[int]]:
+    """One human (on auto-play) and bots play ``games`` games at one table: the ticket, the
+    seat's stream, the game ids and each game's first bidder as replay recorded it."""
     stub = cluster.mm()
     ticket = seated(stub, stub.Enqueue(M.EnqueueRequest(
-        player_id="alice", variant="doudizhu4", bot_fill_after_ms=0, timers=SHORT,
+        player_id=player, variant=variant, bot_fill_after_ms=0, timers=SHORT,
+        room=common_pb2.Room(stake=1, overrides_json=overrides),
     ), timeout=10).ticket_id)  # fmt: skip
     table_id = ticket.table_id
-    stream = Stream(stub, table_id, "alice")
-    for game in (1, 2, 3):
-        stub.Ready(M.ReadyRequest(table_id=table_id, player_id="alice"), timeout=10)
+    stream = Stream(stub, table_id, player)
+    for game in range(1, games + 1):
+        stub.Ready(M.ReadyRequest(table_id=table_id, player_id=player), timeout=10)
         wait_for(lambda g=game: any(e.type == "game_started" and data(e)["game_no"] == g
                                     for e in stream.events))  # fmt: skip
         with contextlib.suppress(grpc.RpcError):  # the game may already be over
-            act(stub, table_id, "alice", engine_pb2.Action(autoplay=True))
+            act(stub, table_id, player, engine_pb2.Action(autoplay=True))
         wait_for(lambda g=game: len([e for e in stream.events if e.type == "series"]) >= g,
                  timeout=30)  # fmt: skip
     stream.close()
@@ -113,13 +119,28 @@ def test_doudizhu4_first_bidder_rotates_and_the_player_has_totals(cluster: Clust
         record = json.loads(cluster.replay().ExportGame(
             _export(gid), timeout=10).record_json)  # fmt: skip
         headers.append(record["first_bidder"])
+    return ticket, stream, game_ids, headers
+
+
+def test_doudizhu4_first_bidder_rotates_and_the_player_has_totals(cluster: Cluster) -> None:
+    ticket, stream, game_ids, headers = _series(cluster, "alice", "doudizhu4", 3)
     assert [(b - headers[0]) % 4 for b in headers] == [0, 1, 2]
+    stub = cluster.mm()
     player = stub.GetPlayer(M.GetPlayerRequest(player_id="alice"), timeout=10)
-    assert player.last_game_id == game_ids[-1] and player.table_id == table_id
+    assert player.last_game_id == game_ids[-1] and player.table_id == ticket.table_id
     total = sum(t.total for t in player.totals)
     seat = ticket.seats[0]
     shown = sum(data(e)["scores"][seat] for e in stream.events if e.type == "game_over")
     assert total == shown
+
+
+def test_doudizhu3_first_bidder_rotates_when_the_room_says_so(cluster: Cluster) -> None:
+    """RULES.md §4.3: rotation is a room option of ddz3 (off by default: each game draws its
+    first bidder from its seed).  The runner once read the base variant and ignored it."""
+    _, _, _, headers = _series(
+        cluster, "bob", "doudizhu3", 4, overrides='{"rotate_first_bidder": true}'
+    )
+    assert [(b - headers[0]) % 3 for b in headers] == [0, 1, 2, 0]
 
 
 def _export(game_id: str) -> Any:

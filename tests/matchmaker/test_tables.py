@@ -12,7 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
-from cardroom.v1 import engine_pb2, matchmaker_pb2, replay_pb2
+from cardroom.v1 import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
 from sqlalchemy import func, select
 
 from services.common.db import make_engine
@@ -143,6 +143,49 @@ def test_a_player_not_ready_in_time_is_removed_and_the_table_closes(cluster: Clu
     assert reason(stub.GetTable, M.GetTableRequest(table_id=table_id, player_id="alice")) == (
         grpc.StatusCode.FAILED_PRECONDITION, "NOT_SEATED",
     )  # fmt: skip
+
+
+def test_a_seat_not_ready_in_time_goes_to_the_next_waiting_ticket(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    timers = M.Timers(start_ms=1000, bot_think_ms=0, bid_ms=60_000, turn_ms=60_000)
+    alice = seated(stub, enqueue(stub, "alice", "ddz3", timers=timers).ticket_id)
+    table_id, seat = alice.table_id, alice.seats[0]
+    # Bob waits in the same pool (never for bots) and carol in another room: when alice's
+    # start timeout runs out, bob takes her seat and carol stays queued.
+    bob = enqueue(stub, "bob", "ddz3", timers=timers, bot_fill_after_ms=-1)
+    carol = enqueue(stub, "carol", "ddz3", timers=timers, bot_fill_after_ms=-1,
+                    room=common_pb2.Room(stake=2))  # fmt: skip
+    got = seated(stub, bob.ticket_id)
+    assert got.table_id == table_id and list(got.seats) == [seat]
+    stream = Stream(stub, table_id, "bob")
+    wait_for(lambda: any(e.type == "seated" and data(e)["player_id"] == "bob"
+                         for e in stream.events))  # fmt: skip
+    left = [data(e) for e in stream.events if e.type == "player_left"]
+    assert left == [{"seat": seat, "player_id": "alice", "why": "not_ready"}]
+    assert not any(e.type == "bot_joined" and data(e)["seat"] == seat and e.seq > 3
+                   for e in stream.events)  # fmt: skip
+    assert reason(stub.GetTable, M.GetTableRequest(table_id=table_id, player_id="alice")) == (
+        grpc.StatusCode.FAILED_PRECONDITION, "NOT_SEATED",
+    )  # fmt: skip
+    # Bob has a start timeout of his own: he readies and the game starts.
+    started(stub, table_id, "bob")
+    stream.close()
+    again = stub.GetTicket(M.GetTicketRequest(ticket_id=carol.ticket_id), timeout=10)
+    assert again.state == M.TICKET_STATE_QUEUED
+    # Alice's hold ended with her seat: she may queue again.
+    assert enqueue(stub, "alice", "ddz3", bot_fill_after_ms=-1).state == M.TICKET_STATE_QUEUED
+
+
+def test_a_waiting_party_takes_two_seats_freed_by_the_start_timeout(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    timers = M.Timers(start_ms=1000, bot_think_ms=0, bid_ms=60_000, turn_ms=60_000)
+    first = seated(stub, enqueue(stub, "alice", "ddz3", party=["bob"], timers=timers).ticket_id)
+    table_id = first.table_id
+    party = enqueue(stub, "carol", "ddz3", party=["dave"], timers=timers, bot_fill_after_ms=-1)
+    got = seated(stub, party.ticket_id)
+    assert got.table_id == table_id and sorted(got.seats) == sorted(first.seats)
+    names = {s.player_id for s in snap(stub, table_id, "carol").seats}
+    assert {"carol", "dave"} <= names and not {"alice", "bob"} & names
 
 
 def test_two_humans_a_series_and_a_plain_leave_between_games(cluster: Cluster) -> None:

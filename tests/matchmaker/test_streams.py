@@ -1,0 +1,113 @@
+"""A seat's connection lives in the database: an open Subscribe stream is a row with a lease
+its instance renews, so every instance's GetTable shows it, a seat with a stream open on
+another instance is not disconnected, and a dead instance's streams lapse into the
+disconnect grace."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+
+import grpc
+import pytest
+from cardroom.v1 import matchmaker_pb2, matchmaker_pb2_grpc
+from sqlalchemy import update
+
+from services.common.db import make_engine
+from services.common.migrate import upgrade
+from services.common.server import BackgroundServer
+from services.common.settings import SettingsError
+from services.matchmaker.models import streams
+from services.matchmaker.server import STREAM_LEASE_ENV, MatchmakerConfig, make_spec
+
+from .conftest import FAST, Cluster, seated, settings, wait_for
+from .test_games import Stream, enqueue
+
+M = matchmaker_pb2
+#: Leases short enough for a test to see one lapse.
+LEASED = dataclasses.replace(FAST, stream_lease_ms=600)
+TIMERS = M.Timers(bid_ms=60_000, turn_ms=60_000, start_ms=60_000, grace_ms=300, bot_think_ms=0)
+
+
+@pytest.fixture
+def leased(db_url: str, engine_target: str) -> Iterator[Cluster]:
+    upgrade(db_url)
+    c = Cluster(db_url, engine_target, runner=LEASED)
+    c.start_replay()
+    c.start_mm()
+    yield c
+    c.stop()
+
+
+@pytest.fixture
+def second(leased: Cluster) -> Iterator[matchmaker_pb2_grpc.MatchmakerServiceStub]:
+    """Another matchmaker instance on the same database."""
+    config = MatchmakerConfig(
+        database_url=leased.db_url,
+        engine_addr=leased.engine_target,
+        replay_addr=f"127.0.0.1:{leased.replay_port}",
+        access=leased.access,
+        runner=LEASED,
+    )
+    with BackgroundServer(make_spec(config), settings("matchmaker")) as other:
+        channel = grpc.insecure_channel(other.target)
+        yield matchmaker_pb2_grpc.MatchmakerServiceStub(channel)
+        channel.close()
+
+
+def connected(stub: matchmaker_pb2_grpc.MatchmakerServiceStub, table_id: str, seat: int) -> bool:
+    snap = stub.GetTable(M.GetTableRequest(table_id=table_id, player_id="alice"), timeout=10)
+    return bool(snap.seats[seat].connected)
+
+
+def test_a_stream_on_one_instance_is_a_connected_seat_on_every_instance(
+    leased: Cluster, second: matchmaker_pb2_grpc.MatchmakerServiceStub
+) -> None:
+    a = leased.mm()
+    ticket = seated(a, enqueue(a, "alice", "ddz3", timers=TIMERS).ticket_id)
+    table_id, seat = ticket.table_id, ticket.seats[0]
+    on_a = Stream(a, table_id, "alice")
+    wait_for(lambda: connected(second, table_id, seat))
+    # A second stream of the seat on the other instance; the first one ends: still connected,
+    # past the grace and past a lease, because the other instance's stream is open.
+    on_b = Stream(second, table_id, "alice")
+    wait_for(lambda: any(e.type == "bot_joined" for e in on_b.events))
+    on_a.close()
+    time.sleep(1.0)
+    assert connected(a, table_id, seat) and connected(second, table_id, seat)
+    assert not any(e.type == "disconnected" for e in on_b.events)
+    # The last stream ends: disconnected on both instances, then removed after the grace.
+    on_b.close()
+    wait_for(lambda: any(s.player_id != "alice" for s in _seats(a, table_id)))
+
+
+def _seats(stub: matchmaker_pb2_grpc.MatchmakerServiceStub, table_id: str) -> list[M.Seat]:
+    tables = stub.ListTables(M.ListTablesRequest(), timeout=10).tables
+    return [s for t in tables if t.table_id == table_id for s in t.seats]
+
+
+def test_a_dead_instances_stream_lapses_into_the_disconnect_grace(leased: Cluster) -> None:
+    stub = leased.mm()
+    ticket = seated(stub, enqueue(stub, "alice", "ddz3", timers=TIMERS).ticket_id)
+    table_id, seat = ticket.table_id, ticket.seats[0]
+    stream = Stream(stub, table_id, "alice")
+    wait_for(lambda: connected(stub, table_id, seat))
+    # The instance serving the stream "dies": nobody renews its row any more.
+    engine = make_engine(leased.db_url)
+    with engine.begin() as conn:
+        conn.execute(update(streams).values(instance="dead"))
+    engine.dispose()
+    wait_for(lambda: any(e.type == "disconnected" for e in stream.events))
+    left = wait_for(lambda: [e for e in stream.events if e.type == "player_left"])
+    assert '"why":"disconnected"' in left[0].data_json
+    assert all(s.player_id != "alice" for s in _seats(stub, table_id))
+    stream.close()
+
+
+def test_the_stream_lease_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STREAM_LEASE_ENV, "2.5")
+    assert MatchmakerConfig.from_env().runner.stream_lease_ms == 2500
+    monkeypatch.setenv(STREAM_LEASE_ENV, "0")
+    with pytest.raises(SettingsError, match=STREAM_LEASE_ENV):
+        MatchmakerConfig.from_env()
