@@ -3,11 +3,15 @@ port 0, tests/matchmaker/conftest.py) and a Textual pilot that waits on conditio
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
+import pytest
+import textual.app
+import textual.pilot
 from textual.pilot import Pilot
 
 from services.client.play import PlayApp
@@ -19,6 +23,20 @@ from tests.matchmaker.conftest import Cluster, cluster, engine_target  # noqa: F
 TIMERS = M.Timers(bid_ms=30_000, turn_ms=30_000, start_ms=30_000, grace_ms=10_000,
                   bot_think_ms=0)  # fmt: skip
 SIZE = (110, 48)
+
+
+async def _short_idle(*_args: Any, **_kwargs: Any) -> None:
+    await asyncio.sleep(0.01)
+
+
+@pytest.fixture(autouse=True)
+def quick_keys(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """The pilot waits after every key until the process is idle (CPU time against wall
+    time), at most a second.  The servers run in this process and never idle, so every key
+    would cost that second: wait a short moment instead; the tests wait on conditions."""
+    monkeypatch.setattr(textual.app, "wait_for_idle", _short_idle)
+    monkeypatch.setattr(textual.pilot, "wait_for_idle", _short_idle)
+    yield
 
 
 def make_app(
