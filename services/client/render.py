@@ -164,7 +164,8 @@ def event_text(event_type: str, data: Mapping[str, Any], players: Sequence[str] 
     if event_type == "redeal":
         return "nobody bid: the cards are dealt again"
     if event_type == "game_over":
-        return f"game over: {data.get('status', '')}"
+        status = data.get("status") or (data.get("settlement") or {}).get("status", "")
+        return f"game over: {status}"
     if event_type == "game_header":
         return f"game {data.get('game_id', '')} {data.get('variant', '')}".strip()
     return f"{event_type} {dict(data)}"

@@ -107,3 +107,11 @@ async def play_to_the_end(pilot: Pilot[Any], app: PlayApp, timeout: float = 90.0
         else:
             await pilot.pause(0.05)
     return turns
+
+
+def screen_text(svg: str) -> str:
+    """The text of an exported screenshot (SVG), spaces as spaces, for asserting on."""
+    import html
+    import re
+
+    return html.unescape("".join(re.findall(r">([^<]*)</text>", svg))).replace("\xa0", " ")
