@@ -10,6 +10,7 @@ import pytest
 
 from services.cli import main
 from services.client.call import default_target
+from tests.cli_fuzz import EDGE_BYTES, EDGES, assert_clean, run
 
 
 def test_an_engine_call_prints_the_answer_as_json(
@@ -60,3 +61,21 @@ def test_an_unreachable_service_exits_1(capsys: pytest.CaptureFixture[str]) -> N
 def test_the_target_defaults_to_the_environment_then_the_local_port() -> None:
     assert default_target("replay", {}) == "127.0.0.1:50052"
     assert default_target("matchmaker", {"CARDROOM_MATCHMAKER_ADDR": "h:1"}) == "h:1"
+
+
+@pytest.mark.parametrize("edge", EDGES)
+def test_edge_bodies_are_clean_refusals(
+    edge: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["call", "engine", "Classify", edge, "-t", "127.0.0.1:1", "--timeout", "1"]
+    status, _out, err = run(capsys, monkeypatch, argv)
+    assert_clean(status, err)
+
+
+@pytest.mark.parametrize("data", EDGE_BYTES)
+def test_edge_stdin_is_a_clean_refusal(
+    data: bytes, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    argv = ["call", "engine", "Classify", "-", "-t", "127.0.0.1:1", "--timeout", "1"]
+    status, _out, err = run(capsys, monkeypatch, argv, data)
+    assert_clean(status, err)
