@@ -5,8 +5,8 @@ rebuilt from the seat's snapshot (GetTable) whenever the seat's stream says some
 happened, so what it shows is exactly what the seat may see.
 
 Keys (also buttons):  type ranks to select (``33344``, ``T`` or ``10``, ``BJ``, ``RJ``; ``A``
-with shift for an ace, since ``a`` is auto-play), ←/→ and space, or click a card;  Enter plays
-the selection, ``p`` passes, Esc clears, Backspace unselects the last typed card;  ``h``
+with shift for an ace, since ``a`` is auto-play), ←/→ (Home/End) and space, or click a card;
+Enter plays the selection, ``p`` passes, Esc clears, Backspace unselects the last typed card;  ``h``
 shows the hint (the same one again this turn);  ``a`` auto-play on/off;  ``s`` sorts by rank
 or by count;  bidding ``1`` ``2`` ``3``, ``0`` or ``p`` no bid;  ``w`` shows the hand (ddz4);
 ``n`` ready for the next game;  ``l`` leaves (mid-game it asks first and names the escape
@@ -114,7 +114,9 @@ class HandView(Static):
         self.refresh_hand()
 
     def on_click(self, event: events.Click) -> None:
-        self.toggle(event.y * self.per_row() + event.x // CELL)
+        at = event.get_content_offset(self)  # inside the border and padding
+        if at is not None:
+            self.toggle(at.y * self.per_row() + at.x // CELL)
 
     def on_resize(self) -> None:
         self.refresh_hand()
@@ -162,6 +164,7 @@ class PlayApp(App[int]):
     ConfirmLeave { align: center middle; }
     #confirm { width: 80%; height: auto; border: thick $error; background: $surface;
                padding: 1 2; }
+    #confirm Horizontal { height: auto; }
     """
     BINDINGS: ClassVar = [("ctrl+q", "quit", "quit")]
 
@@ -415,7 +418,12 @@ class PlayApp(App[int]):
         view = self.view
         lines = Text()
         if view is None:
-            self.query_one("#table", Static).update("waiting for the game to start…")
+            snap = self.snap
+            over = snap is not None and snap.message.state == M.TABLE_STATE_WAITING
+            text = "waiting for the game to start…"
+            if over and snap is not None and snap.settlement:
+                text = "game over — n: ready for the next game, l: leave the table"
+            self.query_one("#table", Static).update(text)
             return
         phase = view.phase.value
         lines.append(f"phase: {phase}")
@@ -529,6 +537,10 @@ class PlayApp(App[int]):
             return True
         if key == "right":
             hv.cursor = min(max(0, len(hv.cards) - 1), hv.cursor + 1)
+            hv.refresh_hand()
+            return True
+        if key in ("home", "end"):
+            hv.cursor = 0 if key == "home" else max(0, len(hv.cards) - 1)
             hv.refresh_hand()
             return True
         if key == "space":

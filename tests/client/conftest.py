@@ -84,6 +84,8 @@ async def take_turn(pilot: Pilot[Any], app: PlayApp) -> None:
     seq = app.snap.seq if app.snap else 0
     if view.phase is rules.Phase.BIDDING:
         await pilot.press("3")
+    elif view.phase is rules.Phase.SHOW_HAND:
+        await pilot.press("w")  # ddz4: the landlord shows the hand (score ×3)
     else:
         before = app.hint_key
         await pilot.press("h")

@@ -39,6 +39,10 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
             assert settled(app)
             text = str(app.query_one("#settlement").render())
             assert "Result: " in text and "scores:" in text and "Series totals" in text
+            if variant == "doudizhu4" and app.snap is not None:
+                landlord = app.snap.settlement.get("landlord")
+                shown = any("shows the hand" in line for line in app.log_lines)
+                assert shown == (landlord == app.snap.message.seat)
             await pilot.press("ctrl+q")
 
     asyncio.run(scenario())
@@ -77,9 +81,15 @@ def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path
             await pilot.press("escape")
             assert hand.selected == []
 
+            # By mouse: a click on a card selects it, a second click puts it back.
+            await pilot.click("#hand", offset=(2 + 4 * 2, 1))
+            assert hand.selected_cards() == [cards[2]]
+            await pilot.click("#hand", offset=(2 + 4 * 2, 1))
+            assert hand.selected == []
+
             # By keys: the lowest and the highest card are no pattern (or do not beat the
             # play on the table); refused in words, the hand as it was.
-            await pilot.press("space", *["right"] * (len(cards) - 1), "space")
+            await pilot.press("home", "space", *["right"] * (len(cards) - 1), "space")
             assert hand.selected_cards() == [cards[0], cards[-1]]
             await pilot.press("enter")
             await until(pilot, lambda: "Refused" in app.message)
@@ -123,7 +133,17 @@ def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path
             (tmp_path / "settlement.svg").write_text(svg_file)
             assert "Result:" in text and "Series" in text and "ready for the next game" in text
             assert any("auto-play on" in line for line in app.log_lines)
-            await pilot.press("ctrl+q")
+
+            # Ready for the next game: it starts; between games, leaving just leaves.
+            await pilot.press("n")
+            await until(pilot, lambda: app.snap is not None and app.snap.message.game_no == 2)
+            await until(pilot, lambda: app.view is not None)
+            if app.view.phase is not rules.Phase.OVER and not settled(app):
+                await pilot.press("a")
+            await until(pilot, lambda: settled(app) and app.snap.message.game_no == 2,
+                        timeout=60)  # fmt: skip
+            await pilot.press("l")
+            await until(pilot, lambda: app.return_code == 0)
 
     asyncio.run(scenario())
 
