@@ -25,6 +25,13 @@ TIMERS = M.Timers(bid_ms=30_000, turn_ms=30_000, start_ms=30_000, grace_ms=10_00
 SIZE = (110, 48)
 
 
+@pytest.fixture
+def db_url(tmp_path: Any) -> Iterator[str]:
+    """SQLite only: these tests are about the client; the matchmaker's and replay's own
+    tests run every backend."""
+    yield f"sqlite:///{tmp_path / 'store.sqlite3'}"
+
+
 async def _short_idle(*_args: Any, **_kwargs: Any) -> None:
     await asyncio.sleep(0.01)
 
