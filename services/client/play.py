@@ -718,7 +718,7 @@ def play_main(args: argparse.Namespace) -> int:
 
     from services.common.console import fail
 
-    name = args.name or f"guest-{uuid.uuid4().hex[:6]}"
+    name = f"guest-{uuid.uuid4().hex[:6]}" if args.name is None else args.name
     if not name.strip() or len(name) > 128 or not name.isprintable():
         return fail("play", "--name must be 1–128 printable characters")
     if args.wait_for_humans < 0:

@@ -11,6 +11,7 @@ import pytest
 from services.cli import main
 from services.client.call import default_target
 from tests.cli_fuzz import EDGE_BYTES, EDGES, assert_clean, run
+from tests.matchmaker.conftest import Cluster
 
 
 def test_an_engine_call_prints_the_answer_as_json(
@@ -79,3 +80,28 @@ def test_edge_stdin_is_a_clean_refusal(
     argv = ["call", "engine", "Classify", "-", "-t", "127.0.0.1:1", "--timeout", "1"]
     status, _out, err = run(capsys, monkeypatch, argv, data)
     assert_clean(status, err)
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["play", "--name", ""], "--name"),
+        (["play", "--wait-for-humans", "-1"], "--wait-for-humans"),
+        (["replay", "watch", "no-such-game", "-r", "127.0.0.1:1"], "UNAVAILABLE"),
+    ],
+)
+def test_play_and_watch_refuse_bad_input_in_one_line(
+    argv: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) in (1, 2)
+    err = capsys.readouterr().err
+    assert words in err and len(err.splitlines()) == 1
+
+
+def test_watch_names_a_game_that_is_not_there(
+    cluster: Cluster, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = f"127.0.0.1:{cluster.replay_port}"
+    assert main(["replay", "watch", "no-such-game", "--replay", target]) == 2
+    err = capsys.readouterr().err
+    assert "NOT_FOUND GAME_NOT_FOUND" in err and len(err.splitlines()) == 1

@@ -39,6 +39,9 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
             assert settled(app)
             text = str(app.query_one("#settlement").render())
             assert "Result: " in text and "scores:" in text and "Series totals" in text
+            if variant.startswith("zhengshangyou"):  # the running total's title (§5.4)
+                await until(pilot, lambda: "Title 称号: level" in str(
+                    app.query_one("#settlement").render()))  # fmt: skip
             if variant == "doudizhu4" and app.snap is not None:
                 landlord = app.snap.settlement.get("landlord")
                 shown = any("shows the hand" in line for line in app.log_lines)
