@@ -147,6 +147,64 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (("--auto",), {"action": "store_true", "help": "play the engine's hint every turn"}),
         ],
     ),
+    "play": (
+        "services.client.play:play_main",
+        "play at a table against bots through the matchmaker, in the terminal",
+        [
+            (("--variant", "-v"), {"default": "doudizhu3", "help": "doudizhu3 (default), …"}),
+            (
+                ("--matchmaker", "-m"),
+                {"help": "matchmaker HOST:PORT (default CARDROOM_MATCHMAKER_ADDR, else :50053)"},
+            ),
+            (("--name",), {"help": "your player id (default: a guest id)"}),
+            (
+                ("--wait-for-humans",),
+                {
+                    "type": float,
+                    "default": 0.0,
+                    "metavar": "S",
+                    "help": "wait S seconds for people before bots fill (default: bots at once)",
+                },
+            ),
+            (
+                ("--resume",),
+                {"action": "store_true", "help": "rejoin your seat (same --name) after a restart"},
+            ),
+        ],
+    ),
+    "call": (
+        "services.client.call:call_main",
+        "call any RPC of the engine, replay or matchmaker with a JSON body; JSON out",
+        [
+            (("service",), {"choices": ["engine", "replay", "matchmaker"]}),
+            (("method",), {"help": "the RPC, e.g. Classify"}),
+            (
+                ("json",),
+                {"nargs": "?", "default": "{}", "help": "the request as JSON, - for stdin"},
+            ),
+            (
+                ("--target", "-t"),
+                {"help": "HOST:PORT (default CARDROOM_<SERVICE>_ADDR, else local)"},
+            ),
+            (("--token",), {"help": "bearer token (default CARDROOM_CALL_TOKEN)"}),
+            (
+                ("--timeout",),
+                {"type": float, "default": 0.0, "help": "seconds (default 30; streams none)"},
+            ),
+        ],
+    ),
+    "replay watch": (
+        "services.client.watch:watch_main",
+        "step through a stored game from the replay service (terminal UI)",
+        [
+            _GAME_ID,
+            (("--seat",), {"type": int, "help": "show only what this seat saw"}),
+            (
+                ("--replay", "-r"),
+                {"help": "replay HOST:PORT (default CARDROOM_REPLAY_ADDR, else :50052)"},
+            ),
+        ],
+    ),
     "replay show": (
         "services.replay.cli:show_main",
         "print a stored game trick by trick: hands, plays, passes and the settlement",

@@ -186,6 +186,9 @@ def banner(settings: dict[str, ServerSettings], url: str) -> str:
     return f"""cardroom {where} (store: {url})
 Ctrl-C stops them all.
 
+Play a game against two bots (another terminal):
+  .venv/bin/cardroom play --matchmaker {m}
+
 Try them with grpcurl (it reads the API through server reflection):
   grpcurl -plaintext -d '{{"variant": "ddz3", "cards": "3s3h3d4c"}}' \\
       {e} cardroom.v1.EngineService/Classify

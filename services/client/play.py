@@ -1,0 +1,738 @@
+"""``cardroom play``: a seat at a table against bots (or people), in the terminal (Textual).
+
+Everything goes through the matchmaker's public gRPC API (:mod:`.session`).  The screen is
+rebuilt from the seat's snapshot (GetTable) whenever the seat's stream says something
+happened, so what it shows is exactly what the seat may see.
+
+Keys (also buttons):  type ranks to select (``33344``, ``T`` or ``10``, ``BJ``, ``RJ``; ``A``
+with shift for an ace, since ``a`` is auto-play), ←/→ (Home/End) and space, or click a card;
+Enter plays the selection, ``p`` passes, Esc clears, Backspace unselects the last typed card;  ``h``
+shows the hint (the same one again this turn);  ``a`` auto-play on/off;  ``s`` sorts by rank
+or by count;  bidding ``1`` ``2`` ``3``, ``0`` or ``p`` no bid;  ``w`` shows the hand (ddz4);
+``n`` ready for the next game;  ``l`` leaves (mid-game it asks first and names the escape
+penalty);  Ctrl+Q quits without leaving (``cardroom play --resume`` rejoins the seat within
+the disconnect grace).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import events
+from textual.app import App, ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, RichLog, Static
+
+from services.common.wire import engine_pb2
+from services.common.wire import matchmaker_pb2 as M
+from services.engine import rules
+
+from . import render
+from .session import Refused, Session, SessionClosed, Snapshot, default_target
+
+CELL = 4  # columns per card in the hand
+RANK_KEYS = {
+    **{str(d): str(d) for d in range(3, 10)},
+    "t": "T", "T": "T", "j": "J", "J": "J", "q": "Q", "Q": "Q",
+    "k": "K", "K": "K", "A": "A", "2": "2",
+}  # fmt: skip
+PREFIX_KEYS = {"1": "0", "b": "j", "B": "j", "r": "j", "R": "j"}
+
+
+class HandView(Static):
+    """The seat's hand, one cell per card; selected cards in reverse, the cursor underlined."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.cards: list[int] = []
+        self.selected: list[int] = []  # indices into cards, in the order chosen
+        self.cursor = 0
+
+    def set_cards(self, cards: list[int], keep: bool = False) -> None:
+        if not keep or cards != self.cards:
+            self.selected = []
+        self.cards = cards
+        self.cursor = min(self.cursor, max(0, len(cards) - 1))
+        self.refresh_hand()
+
+    def per_row(self) -> int:
+        return max(1, (self.size.width or 80) // CELL)
+
+    def refresh_hand(self) -> None:
+        out = Text()
+        per = self.per_row()
+        for i, c in enumerate(self.cards):
+            if i and i % per == 0:
+                out.append("\n")
+            style = render.card_style(c)
+            if i in self.selected:
+                style += " reverse"
+            if i == self.cursor:
+                style += " underline"
+            out.append(f"{render.card_label(c):<3}", style=style)
+            out.append(" ")
+        self.update(out if self.cards else Text("(no cards)", style="dim"))
+
+    def selected_cards(self) -> list[int]:
+        return [self.cards[i] for i in sorted(self.selected)]
+
+    def toggle(self, i: int) -> None:
+        if not 0 <= i < len(self.cards):
+            return
+        if i in self.selected:
+            self.selected.remove(i)
+        else:
+            self.selected.append(i)
+        self.cursor = i
+        self.refresh_hand()
+
+    def select_rank(self, rank: str) -> bool:
+        for i, c in enumerate(self.cards):
+            if render.card_rank(c) == rank and i not in self.selected:
+                self.selected.append(i)
+                self.cursor = i
+                self.refresh_hand()
+                return True
+        return False
+
+    def select_cards(self, cards: tuple[int, ...]) -> None:
+        self.selected = []
+        for c in cards:
+            for i, own in enumerate(self.cards):
+                if own == c and i not in self.selected:
+                    self.selected.append(i)
+                    break
+        self.refresh_hand()
+
+    def on_click(self, event: events.Click) -> None:
+        at = event.get_content_offset(self)  # inside the border and padding
+        if at is not None:
+            self.toggle(at.y * self.per_row() + at.x // CELL)
+
+    def on_resize(self) -> None:
+        self.refresh_hand()
+
+
+class ConfirmLeave(ModalScreen[bool]):
+    """Leaving mid-game is an escape: say what it costs, then ask."""
+
+    BINDINGS: ClassVar = [
+        ("y", "answer(True)", "leave"),
+        ("n", "answer(False)", "stay"),
+        ("escape", "answer(False)", "stay"),
+    ]
+
+    def __init__(self, warning: str) -> None:
+        super().__init__()
+        self.warning = warning
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(self.warning, id="warning")
+            yield Static("Leave? y = leave and pay, n = stay")
+            with Horizontal():
+                yield Button("Leave (y)", id="yes", variant="error")
+                yield Button("Stay (n)", id="no", variant="primary")
+
+    def action_answer(self, leave: bool) -> None:
+        self.dismiss(leave)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+
+class PlayApp(App[int]):
+    TITLE = "cardroom"
+    CSS = """
+    #seats { height: auto; border: round $primary; padding: 0 1; }
+    #table { height: auto; border: round $secondary; padding: 0 1; }
+    #message { height: auto; color: $warning; padding: 0 1; }
+    #hand { height: auto; min-height: 1; border: round $accent; padding: 0 1; }
+    #buttons { height: auto; }
+    #buttons Button { min-width: 8; margin: 0 1 0 0; }
+    #settlement { height: auto; border: double $success; padding: 0 1; display: none; }
+    #log { height: 1fr; min-height: 4; border: round $panel; }
+    ConfirmLeave { align: center middle; }
+    #confirm { width: 80%; height: auto; border: thick $error; background: $surface;
+               padding: 1 2; }
+    #confirm Horizontal { height: auto; }
+    """
+    BINDINGS: ClassVar = [("ctrl+q", "quit", "quit")]
+
+    def __init__(
+        self,
+        session: Session,
+        variant: str = "doudizhu3",
+        *,
+        wait_for_humans_s: float = 0.0,
+        resume: bool = False,
+        timers: M.Timers | None = None,
+        bot_level: str = "",
+    ) -> None:
+        super().__init__()
+        self.session = session
+        self.variant = variant
+        self.wait_for_humans_s = wait_for_humans_s
+        self.resume = resume
+        self.timers = timers
+        self.bot_level = bot_level
+        self.snap: Snapshot | None = None
+        self.sort_by = "rank"
+        self.prefix = ""
+        self.hint_key: tuple[str, int] | None = None
+        self.hint_action: engine_pb2.Action | None = None
+        self.message = ""
+        self.log_lines: list[str] = []
+        self.player_info: M.PlayerInfo | None = None
+        self.connection = "connecting"
+        self.status_line = "finding a table…"
+        self._dirty = threading.Event()
+        self._stopping = False
+
+    # ------------------------------------------------------------------ layout
+    def compose(self) -> ComposeResult:
+        yield Static(self.status_line, id="status")
+        yield Static("", id="seats")
+        yield Static("", id="table")
+        yield Static("", id="message")
+        yield HandView(id="hand")
+        with Horizontal(id="buttons"):
+            for label, name in (("Play ⏎", "play"), ("Pass p", "pass"), ("Hint h", "hint"),
+                                ("Auto a", "auto"), ("Sort s", "sort"), ("Bid 1", "bid1"),
+                                ("Bid 2", "bid2"), ("Bid 3", "bid3"), ("Show w", "show"),
+                                ("Next n", "next"), ("Leave l", "leave")):  # fmt: skip
+                button = Button(label, id=f"b-{name}", compact=True)
+                button.can_focus = False
+                yield button
+        yield Static("", id="settlement")
+        yield RichLog(id="log", wrap=True, markup=False)
+
+    def on_mount(self) -> None:
+        self.run_worker(self._run, thread=True, name="stream", group="session")
+        self.run_worker(self._poll, thread=True, name="snapshots", group="session")
+        self.set_interval(0.25, self._tick)
+
+    # ------------------------------------------------------------------ threads
+    def _post(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Run ``fn`` on the UI thread; nothing once the app is stopping."""
+        if self._stopping:
+            return
+        with contextlib.suppress(RuntimeError):
+            self.call_from_thread(fn, *args)
+
+    def _run(self) -> None:
+        s = self.session
+        try:
+            if self.resume:
+                info = s.player()
+                if not info.table_id:
+                    self._post(self._set_status, "nothing to resume: you hold no seat")
+                    return
+                s.table_id = info.table_id
+                self._post(self._set_status, f"resuming at table {s.table_id}")
+            else:
+                fill = int(self.wait_for_humans_s * 1000) if self.wait_for_humans_s > 0 else 0
+                ticket = s.enqueue(self.variant, fill, self.timers, self.bot_level)
+                self._post(self._set_status, f"queued for {self.variant} (ticket "
+                                             f"{ticket.ticket_id})")  # fmt: skip
+                ticket = s.wait_seated(ticket)
+                if ticket.state != M.TICKET_STATE_SEATED:
+                    name = M.TicketState.Name(ticket.state)
+                    self._post(self._set_status, f"the ticket ended {name}")
+                    return
+            snap = s.get_table()
+            s.last_seq = snap.seq
+            self._post(self._apply_snapshot, snap)
+            if snap.message.state == M.TABLE_STATE_WAITING:
+                s.ready()
+            self._dirty.set()
+            for ev in s.events(on_state=lambda st: self._post(self._set_connection, st)):
+                self._post(self._on_event, ev)
+                self._dirty.set()
+        except SessionClosed:
+            return
+        except Refused as exc:
+            self._post(self._say, render.reason_words(exc.reason, exc.message))
+
+    def _poll(self) -> None:
+        """The snapshot follower: one GetTable per burst of events (and every second, for
+        the seats' connected flags and the deadline)."""
+        s = self.session
+        while not s.closed:
+            self._dirty.wait(1.0)
+            self._dirty.clear()
+            if not s.table_id or s.closed:
+                continue
+            try:
+                snap = s.get_table()
+            except SessionClosed:
+                return
+            except Refused as exc:
+                if exc.reason in ("NOT_SEATED", "TABLE_NOT_FOUND"):
+                    self._post(self._set_status, "you are no longer seated at this table")
+                    return
+                continue
+            self._post(self._apply_snapshot, snap)
+
+    def _work(self, fn: Callable[[], Any], then: Callable[[Any], None] | None = None) -> None:
+        """Run one call off the UI thread; a refusal is shown in words."""
+
+        def job() -> None:
+            try:
+                result = fn()
+            except SessionClosed:
+                return
+            except Refused as exc:
+                self._post(self._say, "Refused: " + render.reason_words(exc.reason, exc.message))
+                return
+            if then is not None:
+                self._post(then, result)
+            self._dirty.set()
+
+        self.run_worker(job, thread=True, group="calls")
+
+    async def action_quit(self) -> None:
+        await self._stop_session()
+        self.exit(0)
+
+    async def _stop_session(self) -> None:
+        self._stopping = True
+        self.session.close()
+        self._dirty.set()
+
+    async def on_unmount(self) -> None:
+        await self._stop_session()
+
+    # ------------------------------------------------------------------ state -> screen
+    @property
+    def view(self) -> rules.SeatView | None:
+        return self.snap.view if self.snap is not None else None
+
+    @property
+    def players(self) -> list[str]:
+        if self.snap is None:
+            return []
+        return [seat.player_id for seat in self.snap.message.seats]
+
+    def _set_status(self, text: str) -> None:
+        self.status_line = text
+        self._render_status()
+
+    def _set_connection(self, state: str) -> None:
+        self.connection = state
+        self._render_status()
+
+    def _render_status(self) -> None:
+        conn = {"connected": "● connected", "reconnecting": "○ reconnecting…",
+                "ended": "× stream ended"}.get(self.connection, self.connection)  # fmt: skip
+        self.query_one("#status", Static).update(
+            f"{self.session.player_id} · {self.variant} · {self.status_line} · {conn}"
+        )
+
+    def _say(self, text: str) -> None:
+        self.message = text
+        self.query_one("#message", Static).update(text)
+
+    def _log_line(self, text: str) -> None:
+        self.log_lines.append(text)
+        self.query_one("#log", RichLog).write(text)
+
+    def _on_event(self, ev: M.TableEvent) -> None:
+        if ev.type == "game":
+            g = ev.game_event
+            data = json.loads(g.data_json or "{}")
+            if data.get("seat") is None and g.envelope.HasField("seat"):
+                data["seat"] = g.envelope.seat
+            text = render.event_text(g.type, data, self.players)
+            cause = common_cause(g.envelope.cause)
+            if cause in ("timeout", "autoplay"):
+                text += f"  [{cause}]"
+            self._log_line(f"#{ev.seq} {text}")
+            return
+        data = json.loads(ev.data_json or "{}")
+        if ev.type == "deadline":
+            return
+        if ev.type == "game_over":
+            self._work(self.session.player, self._set_player)
+        self._log_line(f"#{ev.seq} {table_event_text(ev.type, data, self.players)}")
+
+    def _set_player(self, info: M.PlayerInfo) -> None:
+        self.player_info = info
+        self._render_settlement()
+
+    def _apply_snapshot(self, snap: Snapshot) -> None:
+        self.snap = snap
+        msg = snap.message
+        self.variant = msg.variant or self.variant
+        state = M.TableState.Name(msg.state).removeprefix("TABLE_STATE_").lower()
+        game = f"game {msg.game_no}" if msg.game_no else "no game yet"
+        self._set_status(f"table {msg.table_id} seat {msg.seat} · {game} · {state}")
+        view = snap.view
+        hand = list(view.hand or ()) if view is not None else []
+        by_count = self.sort_by == "count"
+        hand = list(rules.sort_by_count(hand)) if by_count else sorted(hand)  # type: ignore[arg-type]
+        hv = self.query_one("#hand", HandView)
+        hv.set_cards(hand, keep=True)
+        self._render_seats()
+        self._render_table()
+        self._render_settlement()
+
+    def _render_seats(self) -> None:
+        snap, view = self.snap, self.view
+        if snap is None:
+            return
+        out = Text()
+        for seat in snap.message.seats:
+            i = seat.seat
+            turn = view is not None and view.turn == i and not view.over
+            out.append("▶ " if turn else "  ", style="bold yellow")
+            you = " (you)" if i == snap.message.seat else ""
+            out.append(f"seat {i} {seat.player_id}{you}", style="bold" if you else "")
+            out.append(f"  {'bot' if seat.bot else 'person'}")
+            if view is not None and i < len(view.counts):
+                out.append(f"  {view.counts[i]} cards")
+            if view is not None and view.landlord == i:
+                out.append("  landlord 地主", style="bold magenta")
+            if not seat.bot:
+                out.append("  online" if seat.connected else "  offline",
+                           style="green" if seat.connected else "red")  # fmt: skip
+            if seat.autoplay or (view is not None and i < len(view.autoplay)
+                                 and view.autoplay[i]):  # fmt: skip
+                out.append("  auto-play 托管", style="cyan")
+            if snap.message.state == M.TABLE_STATE_WAITING and seat.ready:
+                out.append("  ready")
+            out.append(f"  total {seat.total:+d}")
+            out.append("\n")
+        self.query_one("#seats", Static).update(out)
+
+    def _render_table(self) -> None:
+        view = self.view
+        lines = Text()
+        if view is None:
+            snap = self.snap
+            over = snap is not None and snap.message.state == M.TABLE_STATE_WAITING
+            text = "waiting for the game to start…"
+            if over and snap is not None and snap.settlement:
+                text = "game over — n: ready for the next game, l: leave the table"
+            self.query_one("#table", Static).update(text)
+            return
+        phase = view.phase.value
+        lines.append(f"phase: {phase}")
+        if view.bid:
+            lines.append(f"   highest bid {view.bid}")
+        lines.append("\n")
+        if view.last is not None:
+            lines.append("to beat: ")
+            lines.append_text(render.cards_text(view.last.cards))
+            lines.append(f"  — {render.pattern_name(view.last.pattern.reading)}"
+                         f"  by {render.seat_name(self.players, view.last_seat)}\n")  # fmt: skip
+        elif not view.over and view.phase is not rules.Phase.BIDDING:
+            lines.append("to beat: nothing — the seat to move leads\n")
+        if view.turn is not None and not view.over:
+            who = "you" if view.to_move else render.seat_name(self.players, view.turn)
+            lines.append(f"turn: {who}{self._countdown()}\n", style="bold" if view.to_move else "")
+        if view.bottom:
+            lines.append("bottom: ")
+            lines.append_text(render.cards_text(view.bottom))
+            lines.append("\n")
+        if view.shown_hand:
+            lines.append("shown hand 亮牌: ")
+            lines.append_text(render.cards_text(view.shown_hand))
+            lines.append("\n")
+        if view.must_hold is not None and view.to_move:
+            lines.append(f"your lead must hold {render.card_label(view.must_hold)}\n")
+        if view.to_move and view.phase is rules.Phase.BIDDING:
+            lines.append("your bid: 1, 2, 3 or 0/p for no bid" +
+                         (" (you must bid)" if view.must_bid else "") + "\n")  # fmt: skip
+        if view.to_move and view.phase is rules.Phase.SHOW_HAND:
+            lines.append("w shows your hand (score ×3), or lead to decline\n")
+        self.query_one("#table", Static).update(lines)
+
+    def _countdown(self) -> str:
+        if self.snap is None or self.snap.deadline_s is None:
+            return ""
+        left = max(0.0, self.snap.deadline_s - time.time())
+        return f" — {left:4.1f} s left"
+
+    def _tick(self) -> None:
+        if self.view is not None and not self.view.over:
+            self._render_table()
+
+    def _render_settlement(self) -> None:
+        panel = self.query_one("#settlement", Static)
+        snap = self.snap
+        if snap is None or snap.message.state != M.TABLE_STATE_WAITING or not snap.settlement:
+            panel.display = False
+            return
+        lines = render.settlement_lines(snap.settlement, self.players)
+        seat = snap.message.seat
+        if len(snap.message.last_scores) > seat:
+            lines.append(f"Your last game: {snap.message.last_scores[seat]:+d}")
+        lines.append("Series totals: " + ", ".join(
+            f"{s.player_id} {s.total:+d}" for s in snap.message.seats))  # fmt: skip
+        info = self.player_info
+        if info is not None:
+            for t in info.totals:
+                lines.append(f"Your running total ({t.family}): {t.total:+d} in {t.games} games")
+            title = render.title_text(info.title) if info.HasField("title") else ""
+            if title and self.variant.startswith(("zhengshangyou", "zsy")):
+                lines.append(f"Title 称号: {title}")
+        lines.append("n: ready for the next game    l: leave the table")
+        panel.update("\n".join(lines))
+        panel.display = True
+
+    # ------------------------------------------------------------------ input
+    def on_key(self, event: events.Key) -> None:
+        if isinstance(self.screen, ModalScreen):
+            return
+        key, ch = event.key, event.character or ""
+        handled = self._handle(key, ch)
+        if handled:
+            event.stop()
+            event.prevent_default()
+
+    def _handle(self, key: str, ch: str) -> bool:
+        view = self.view
+        hv = self.query_one("#hand", HandView)
+        bidding = view is not None and view.phase is rules.Phase.BIDDING
+        if self.prefix:
+            want, self.prefix = self.prefix, ""
+            first = want[0]
+            if ch.lower() == want[1]:
+                rank = {"1": "T", "b": "BJ", "r": "RJ"}[first.lower()]
+                self._select_rank(rank)
+                return True
+        if bidding and ch in ("1", "2", "3"):
+            self.do_bid(int(ch))
+            return True
+        if bidding and ch == "0":
+            self.do_pass()
+            return True
+        if ch in RANK_KEYS:
+            self._select_rank(RANK_KEYS[ch])
+            return True
+        if ch in PREFIX_KEYS:
+            self.prefix = ch + PREFIX_KEYS[ch]
+            return True
+        simple: dict[str, Callable[[], None]] = {
+            "enter": self.do_play, "p": self.do_pass, "h": self.do_hint, "a": self.do_auto,
+            "s": self.do_sort, "w": self.do_show, "n": self.do_next, "l": self.do_leave,
+        }  # fmt: skip
+        name = key if key in ("enter",) else ch
+        if name in simple:
+            simple[name]()
+            return True
+        if key == "left":
+            hv.cursor = max(0, hv.cursor - 1)
+            hv.refresh_hand()
+            return True
+        if key == "right":
+            hv.cursor = min(max(0, len(hv.cards) - 1), hv.cursor + 1)
+            hv.refresh_hand()
+            return True
+        if key in ("home", "end"):
+            hv.cursor = 0 if key == "home" else max(0, len(hv.cards) - 1)
+            hv.refresh_hand()
+            return True
+        if key == "space":
+            hv.toggle(hv.cursor)
+            return True
+        if key == "escape":
+            hv.selected = []
+            hv.refresh_hand()
+            self._say("")
+            return True
+        if key == "backspace":
+            if hv.selected:
+                hv.selected.pop()
+                hv.refresh_hand()
+            return True
+        return False
+
+    def _select_rank(self, rank: str) -> None:
+        if not self.query_one("#hand", HandView).select_rank(rank):
+            self._say(f"no more {'10' if rank == 'T' else rank} in your hand")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        name = (event.button.id or "").removeprefix("b-")
+        actions: dict[str, Callable[[], None]] = {
+            "play": self.do_play, "pass": self.do_pass, "hint": self.do_hint,
+            "auto": self.do_auto, "sort": self.do_sort, "show": self.do_show,
+            "next": self.do_next, "leave": self.do_leave,
+            "bid1": lambda: self.do_bid(1), "bid2": lambda: self.do_bid(2),
+            "bid3": lambda: self.do_bid(3),
+        }  # fmt: skip
+        if name in actions:
+            actions[name]()
+
+    # ------------------------------------------------------------------ commands
+    def _after_act(self, response: M.ActResponse) -> None:
+        self._say("")
+
+    def do_play(self) -> None:
+        view = self.view
+        if view is None or view.over:
+            return
+        if view.phase is rules.Phase.BIDDING:
+            if self.hint_action is not None and self.hint_action.WhichOneof("kind"):
+                action = engine_pb2.Action()
+                action.CopyFrom(self.hint_action)
+                self._work(lambda: self.session.act(action), self._after_act)
+            else:
+                self._say("bid with 1, 2 or 3, or 0/p for no bid")
+            return
+        cards = self.query_one("#hand", HandView).selected_cards()
+        if not cards:
+            self._say("select cards first (type ranks, or h for a hint)")
+            return
+        text = rules.format_cards(cards)
+
+        def done(response: M.ActResponse) -> None:
+            self.query_one("#hand", HandView).selected = []
+            self._say("")
+
+        self._work(lambda: self.session.play(text), done)
+
+    def do_pass(self) -> None:
+        self._work(self.session.pass_, self._after_act)
+
+    def do_bid(self, amount: int) -> None:
+        self._work(lambda: self.session.bid(amount), self._after_act)
+
+    def do_show(self) -> None:
+        self._work(self.session.show_hand, self._after_act)
+
+    def do_auto(self) -> None:
+        snap = self.snap
+        if snap is None or not snap.message.seats:
+            return
+        on = not snap.message.seats[snap.message.seat].autoplay
+        self._say(f"auto-play {'on' if on else 'off'}…")
+        self._work(lambda: self.session.autoplay(on), self._after_act)
+
+    def do_sort(self) -> None:
+        self.sort_by = "count" if self.sort_by == "rank" else "rank"
+        self._say(f"sorted by {self.sort_by}")
+        if self.snap is not None:
+            self._apply_snapshot(self.snap)
+
+    def do_hint(self) -> None:
+        view = self.view
+        if view is None or not view.to_move:
+            self._say("no hint: it is not your turn")
+            return
+        key = (self.snap.message.game_id if self.snap else "", len(view.history))
+        if key == self.hint_key and self.hint_action is not None:
+            self._show_hint(self.hint_action)  # the same suggestion again this turn
+            return
+
+        def got(action: engine_pb2.Action | None) -> None:
+            self.hint_key = key
+            self.hint_action = action
+            self._show_hint(action)
+
+        self._work(self.session.hint, got)
+
+    def _show_hint(self, action: engine_pb2.Action | None) -> None:
+        if action is None:
+            self._say("no hint")
+            return
+        kind = action.WhichOneof("kind")
+        if kind == "play":
+            cards = rules.parse_cards(action.play.cards)
+            self.query_one("#hand", HandView).select_cards(tuple(cards))
+            self._say(f"hint: {render.cards_plain(cards)} — press Enter to play it")
+        elif kind == "bid":
+            self._say(f"hint: bid {action.bid} — press Enter or {action.bid}")
+        elif kind == "pass":
+            self._say("hint: pass — press p")
+        else:
+            self._say(f"hint: {kind}")
+
+    def do_next(self) -> None:
+        snap = self.snap
+        if snap is None or snap.message.state != M.TABLE_STATE_WAITING:
+            return
+        self._say("ready for the next game")
+        self._work(self.session.ready, self._apply_snapshot)
+
+    def do_leave(self) -> None:
+        view = self.view
+        playing = (self.snap is not None and self.snap.message.state == M.TABLE_STATE_PLAYING
+                   and view is not None and not view.over)  # fmt: skip
+        if not playing:
+            self._work(self.session.leave, lambda _snap: self.exit(0))
+            return
+
+        def answered(leave: bool | None) -> None:
+            if leave:
+                self._work(self.session.leave, self._left)
+
+        self.push_screen(ConfirmLeave(render.escape_warning(view)), answered)
+
+    def _left(self, snap: Snapshot) -> None:
+        self._say("you left the table (escape); the settlement is below — Ctrl+Q quits")
+        self.snap = snap
+        self._render_settlement()
+
+
+def common_cause(cause: int) -> str:
+    from services.common.wire import common_pb2
+
+    name: str = common_pb2.Cause.Name(cause)
+    return name.removeprefix("CAUSE_").lower()
+
+
+def table_event_text(kind: str, data: dict[str, Any], players: list[str]) -> str:
+    who = render.seat_name(players, data.get("seat"))
+    if kind in ("seated", "bot_joined"):
+        return f"{who} {data.get('player_id', '')} sits down"
+    if kind == "ready":
+        return f"{who} is ready"
+    if kind == "game_started":
+        return f"game {data.get('game_no')} starts ({data.get('game_id')})"
+    if kind in ("disconnected", "reconnected", "connected"):
+        return f"{who} {kind}"
+    if kind == "player_left":
+        return f"{who} {data.get('player_id', '')} left ({data.get('why', '')})"
+    if kind == "game_over":
+        return f"game over: scores {data.get('scores')}"
+    if kind == "series":
+        return f"series after {data.get('games')} games: totals {data.get('totals')}"
+    if kind == "table_closed":
+        return "the table closed"
+    return f"{kind} {data}"
+
+
+def play_main(args: argparse.Namespace) -> int:
+    import os
+
+    from services.common.console import fail
+
+    name = f"guest-{uuid.uuid4().hex[:6]}" if args.name is None else args.name
+    if not name.strip() or len(name) > 128 or not name.isprintable():
+        return fail("play", "--name must be 1–128 printable characters")
+    if args.wait_for_humans < 0:
+        return fail("play", "--wait-for-humans must be ≥ 0 seconds")
+    token = os.environ.get("CARDROOM_MATCHMAKER_TOKEN", "")
+    session = Session(args.matchmaker or default_target(), name, token)
+    app = PlayApp(
+        session,
+        args.variant,
+        wait_for_humans_s=args.wait_for_humans,
+        resume=args.resume,
+    )
+    try:
+        app.run()
+    finally:
+        session.shutdown()
+    return 0

@@ -1,0 +1,294 @@
+"""Pure formatting of what the client shows: cards with suit symbols, pattern names, seats,
+settlements and escape audits.  No I/O and no widgets, so the play screen, the replay watcher
+and the tests share one wording."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rich.text import Text
+
+from services.engine import rules
+
+SUIT_SYMBOLS = {"s": "♠", "h": "♥", "c": "♣", "d": "♦"}
+RED_SUITS = frozenset("hd")
+
+#: Pattern kinds in words (RULES.md §3), English and Chinese.
+KIND_NAMES: dict[str, str] = {
+    "single": "single 单张",
+    "pair": "pair 对子",
+    "triple": "triple 三张",
+    "triple_single": "triple + single 三带一",
+    "triple_pair": "triple + pair 三带二",
+    "triple_two": "triple + two 三带二",
+    "straight": "straight 顺子",
+    "straight_flush": "straight flush 同花顺",
+    "pair_chain": "pair chain 连对",
+    "triple_chain": "triple chain 三顺",
+    "plane_single": "plane + single wings 飞机带单",
+    "plane_pair": "plane + pair wings 飞机带对",
+    "plane_two": "plane + two-card wings 飞机带二",
+    "four_two": "four + two 四带二",
+    "four_pairs": "four + two pairs 四带两对",
+    "bomb": "bomb 炸弹",
+    "rocket": "rocket 火箭",
+}
+
+#: Reasons a refused action may carry, in words (the server's message follows them).
+REASON_WORDS: dict[str, str] = {
+    "DOES_NOT_BEAT": "that does not beat the play on the table",
+    "NOT_A_PATTERN": "those cards are not a pattern",
+    "CARDS_NOT_IN_HAND": "you do not hold those cards",
+    "NOT_YOUR_TURN": "it is not your turn",
+    "MUST_PLAY": "you lead: you must play",
+    "CANNOT_PASS": "you lead: you cannot pass",
+    "MUST_BID": "you must bid (forced bid)",
+    "BAD_BID": "that bid is not allowed",
+    "MUST_HOLD": "the lead must hold the ♠3",
+    "NOT_READY": "no game is running",
+    "STALE_SEQ": "the table moved on; try again",
+    "INVALID_CARDS": "those are not cards",
+    "NO_CARDS": "select some cards first",
+}
+
+
+def card_label(card: int) -> str:
+    """``3♠``, ``10♥``, ``BJ``, ``RJ``."""
+    name = rules.format_cards((card,))
+    if name in ("BJ", "RJ"):
+        return name
+    rank, suit = name[:-1], name[-1]
+    return ("10" if rank == "T" else rank) + SUIT_SYMBOLS[suit]
+
+
+def card_style(card: int) -> str:
+    name = rules.format_cards((card,))
+    return "bold red" if name == "RJ" or name[-1] in RED_SUITS else "bold"
+
+
+def cards_text(cards: Iterable[int], sep: str = " ") -> Text:
+    """Cards with suit symbols, red suits in red."""
+    out = Text()
+    for i, c in enumerate(cards):
+        if i:
+            out.append(sep)
+        out.append(card_label(c), style=card_style(c))
+    return out
+
+
+def cards_plain(cards: Iterable[int], sep: str = " ") -> str:
+    return sep.join(card_label(c) for c in cards)
+
+
+def notation_plain(text: str | None) -> str:
+    """Card notation (``3s3hBJ``) with suit symbols (``3♠ 3♥ BJ``)."""
+    return cards_plain(rules.parse_cards(text or ""))
+
+
+def pattern_name(reading: str | None) -> str:
+    """``triple_single:3`` -> ``triple + single 三带一, 3``."""
+    if not reading:
+        return ""
+    kind, _sep, rank = reading.partition(":")
+    words = KIND_NAMES.get(kind, kind.replace("_", " "))
+    return f"{words}, {'10' if rank == 'T' else rank}" if rank else words
+
+
+def reason_words(reason: str, message: str = "") -> str:
+    words = REASON_WORDS.get(reason, "")
+    parts = [p for p in (words, message) if p]
+    text = " — ".join(parts) if parts else "refused"
+    return f"{text} ({reason})" if reason else text
+
+
+def seat_name(players: Sequence[str], seat: int | None) -> str:
+    if seat is None:
+        return "—"
+    if 0 <= seat < len(players) and players[seat]:
+        return f"seat {seat} {players[seat]}"
+    return f"seat {seat}"
+
+
+def action_text(action: Mapping[str, Any]) -> str:
+    """A record action (``{"seat": 0, "play": "3s3h"}``) in words."""
+    if "bid" in action:
+        return f"bids {action['bid']}"
+    if action.get("pass"):
+        return "passes"
+    if "play" in action:
+        by = f" ({action['by']})" if action.get("by") else ""
+        return f"plays {notation_plain(action['play'])}{by}"
+    if action.get("show_hand"):
+        return "shows the hand"
+    if action.get("leave"):
+        return "leaves (escape)"
+    if "autoplay" in action:
+        return "auto-play " + ("on" if action["autoplay"] else "off")
+    return str(dict(action))
+
+
+def event_text(event_type: str, data: Mapping[str, Any], players: Sequence[str] = ()) -> str:
+    """One game event in a line."""
+    who = seat_name(players, data.get("seat"))
+    if event_type == "deal":
+        if data.get("hand"):
+            return f"{who} is dealt {notation_plain(data['hand'])}"
+        return "cards dealt" + (f": {data.get('counts')}" if data.get("counts") else "")
+    if event_type == "bid":
+        amount = data.get("bid", data.get("amount"))
+        return f"{who} bids {amount}"
+    if event_type == "pass":
+        return f"{who} passes"
+    if event_type == "play":
+        cards = data.get("cards") or data.get("play") or ""
+        reading = data.get("pattern") or data.get("reading") or ""
+        if isinstance(reading, Mapping):
+            reading = reading.get("reading", "")
+        name = pattern_name(str(reading)) if reading else ""
+        return f"{who} plays {notation_plain(cards)}" + (f" — {name}" if name else "")
+    if event_type == "landlord":
+        return f"{who} is the landlord (bid {data.get('bid', '?')})"
+    if event_type == "bottom":
+        cards = data.get("cards") or data.get("bottom") or ""
+        return "bottom cards " + (notation_plain(cards) if cards else "(hidden)")
+    if event_type == "show_hand":
+        cards = data.get("hand") or data.get("cards") or ""
+        return f"{who} shows the hand " + notation_plain(cards)
+    if event_type == "new_trick":
+        return f"new trick: {who} leads"
+    if event_type == "autoplay":
+        return f"{who} auto-play {'on' if data.get('on') else 'off'}"
+    if event_type == "leave":
+        return f"{who} leaves the game (escape)"
+    if event_type == "redeal":
+        return "nobody bid: the cards are dealt again"
+    if event_type == "game_over":
+        status = data.get("status") or (data.get("settlement") or {}).get("status", "")
+        return f"game over: {status}"
+    if event_type == "game_header":
+        return f"game {data.get('game_id', '')} {data.get('variant', '')}".strip()
+    return f"{event_type} {dict(data)}"
+
+
+def settlement_lines(s: Mapping[str, Any], players: Sequence[str] = ()) -> list[str]:
+    """A settlement (its JSON form) with every factor and step."""
+    if not s:
+        return []
+    lines = [f"Result: {s.get('status', '?')}   stake {s.get('stake', 1)}"]
+    for key, label in (("landlord", "landlord"), ("winner", "winner"), ("escaper", "escaper")):
+        if s.get(key) is not None:
+            lines.append(f"  {label}: {seat_name(players, s[key])}")
+    if s.get("bid"):
+        lines.append(f"  bid {s['bid']}, base {s.get('base', 0)}")
+    for b in s.get("bombs") or []:
+        led = ", led" if b.get("led") else ""
+        lines.append(f"  {b.get('kind')} of {b.get('size')} × {b.get('rank')} by seat "
+                     f"{b.get('seat')}{led}")  # fmt: skip
+    factors = s.get("factors") or []
+    if factors:
+        lines.append("  factors:")
+        for f in factors:
+            lines.append(f"    {f.get('name')} ×{f.get('value')}  {f.get('detail', '')}")
+    if s.get("multiplier_before_cap") not in (None, s.get("multiplier")):
+        lines.append(f"  multiplier before cap {s['multiplier_before_cap']}")
+    if factors or s.get("multiplier", 1) != 1:
+        lines.append(f"  multiplier {s.get('multiplier', 1)}")
+    steps = s.get("steps") or []
+    if steps:
+        lines.append("  steps:")
+        for st in steps:
+            lines.append(f"    {st.get('name')} = {st.get('value')}   {st.get('how', '')}")
+    scores = s.get("scores") or []
+    if scores:
+        lines.append("  scores: " + ", ".join(
+            f"{seat_name(players, i)} {v:+d}" for i, v in enumerate(scores)))  # fmt: skip
+    return lines
+
+
+def audit_lines(audit: Any) -> list[str]:
+    """A replay AuditEscapeResponse: recomputed next to recorded, step by step."""
+    lines = [
+        f"Escape audit of {audit.game_id}: seat {audit.escaper} left at event {audit.leave_seq}",
+        f"  stake {audit.stake}, highest bid {audit.bid or 'none'}"
+        + (f", max_multiplier {audit.max_multiplier}" if audit.HasField("max_multiplier") else "")
+        + (
+            f", escape_multiplier {audit.escape_multiplier}"
+            if audit.HasField("escape_multiplier")
+            else ""
+        ),
+    ]
+    for b in audit.bombs:
+        led = " led" if b.led else ""
+        lines.append(f"  {b.kind} of {b.size} × {b.rank} by seat {b.seat}{led}: ×{b.factor}")
+    lines.append(f"  {'step':<10}{'recomputed':>12}  {'recorded':>10}  how")
+    for st in audit.steps:
+        recorded = str(st.recorded) if st.HasField("recorded") else "—"
+        mark = "✓" if st.matches else "✗"
+        lines.append(f"  {st.name:<10}{st.recomputed:>12}  {recorded:>10}  {mark} "
+                     f"{st.recomputed_how}")  # fmt: skip
+    lines.append(f"  scores recomputed {list(audit.recomputed_scores)}, recorded "
+                 f"{list(audit.recorded_scores)}: "
+                 f"{'consistent' if audit.consistent else 'INCONSISTENT'}")  # fmt: skip
+    return lines
+
+
+def title_text(title: Any) -> str:
+    if title is None or not getattr(title, "level", 0):
+        return ""
+    return f"level {title.level} {title.chinese} {title.english}"
+
+
+def card_rank(card: int) -> str:
+    """The rank name of a card: ``3`` … ``A``, ``2``, ``BJ``, ``RJ``."""
+    return rules.RANK_NAMES[rules.cards.RANK_OF[card]]
+
+
+def escape_preview(view: rules.SeatView) -> rules.Settlement | None:
+    """What leaving now would cost the view's seat (RULES.md §5.2), by the rules' own
+    settlement of an escape, from what the seat has seen: the bombs played so far (a play
+    is led when every other seat passed since the last play), the highest bid, its cards."""
+    from services.engine.rules.scoring import settle_escape
+
+    if view.seat is None or view.over or view.hand is None:
+        return None
+    v = view.variant
+    bombs: list[rules.BombRecord] = []
+    last_seat: int | None = None
+    passes = 0
+    for a in view.history:
+        if isinstance(a, rules.PlayCards):
+            try:
+                p = rules.classify(v, a.cards, a.reading)
+            except rules.RulesError:
+                p = None
+            if p is not None and p.kind in (rules.Kind.BOMB, rules.Kind.ROCKET):
+                bombs.append(
+                    rules.BombRecord(a.seat, p.kind.value, p.size, p.rank, last_seat is None)
+                )
+            last_seat, passes = a.seat, 0
+        elif isinstance(a, rules.Pass) and last_seat is not None:
+            passes += 1
+            if passes >= v.players - 1:
+                last_seat, passes = None, 0
+    return settle_escape(
+        v,
+        view.room,
+        escaper=view.seat,
+        bid=view.bid,
+        bombs=tuple(bombs),
+        cards_left=len(view.hand),
+        landlord=view.landlord,
+    )
+
+
+def escape_warning(view: rules.SeatView | None) -> str:
+    s = escape_preview(view) if view is not None else None
+    if s is None or view is None or view.seat is None:
+        return "Leave the table?"
+    penalty = -s.scores[view.seat]
+    steps = "; ".join(f"{st.name} = {st.value} ({st.how})" for st in s.steps)
+    return (
+        f"Leaving now is an escape (逃跑): you pay a penalty of {penalty} and the others "
+        f"score 0.\n{steps}"
+    )

@@ -1,0 +1,268 @@
+"""`cardroom play` through Textual's pilot against a real matchmaker, engine and replay."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from services.client import render
+from services.client.play import ConfirmLeave, HandView, PlayApp
+from services.client.watch import LoadError, WatchApp, load
+from services.common.wire import matchmaker_pb2 as M
+from services.engine import rules
+from tests.client.conftest import (
+    SIZE,
+    make_app,
+    my_turn,
+    play_to_the_end,
+    screen_text,
+    settled,
+    take_turn,
+    until,
+)
+from tests.matchmaker.conftest import Cluster, wait_for
+
+
+@pytest.mark.parametrize("variant", ["doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2"])
+def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
+    app = make_app(cluster, variant)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.view is not None)
+            turns = await play_to_the_end(pilot, app)
+            assert turns > 0
+            assert settled(app)
+            text = str(app.query_one("#settlement").render())
+            assert "Result: " in text and "scores:" in text and "Series totals" in text
+            if variant.startswith("zhengshangyou"):  # the running total's title (§5.4)
+                await until(pilot, lambda: "Title 称号: level" in str(
+                    app.query_one("#settlement").render()))  # fmt: skip
+            if variant == "doudizhu4" and app.snap is not None:
+                landlord = app.snap.settlement.get("landlord")
+                shown = any("shows the hand" in line for line in app.log_lines)
+                assert shown == (landlord == app.snap.message.seat)
+            await pilot.press("ctrl+q")
+
+    asyncio.run(scenario())
+
+
+RANK_KEY = {"T": "t", "J": "j", "Q": "q", "K": "k", "A": "A", "BJ": "bj", "RJ": "rj"}
+
+
+async def _to_my_play(pilot: Pilot[Any], app: PlayApp) -> None:
+    """Bid 3 when asked, then wait until this seat is to play a card."""
+    await until(pilot, lambda: my_turn(app))
+    assert app.view is not None
+    if app.view.phase is rules.Phase.BIDDING:
+        await pilot.press("3")
+    await until(pilot, lambda: my_turn(app) and app.view.phase is rules.Phase.PLAY)
+
+
+def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path) -> None:
+    app = make_app(cluster, "doudizhu3")
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await _to_my_play(pilot, app)
+            hand = app.query_one("#hand", HandView)
+            cards = list(hand.cards)
+            assert len(cards) in (17, 20)
+            svg = screen_text(app.export_screenshot())
+            assert "landlord" in svg and "phase: play" in svg and "turn: you" in svg
+            assert "to beat:" in svg and "bottom:" in svg and "cards" in svg
+
+            # Typing a rank selects the lowest card of it, again the next one.
+            rank = render.card_rank(cards[0])
+            for key in RANK_KEY.get(rank, rank):
+                await pilot.press(key)
+            assert hand.selected_cards() == [cards[0]]
+            await pilot.press("escape")
+            assert hand.selected == []
+
+            # By mouse: a click on a card selects it, a second click puts it back.
+            await pilot.click("#hand", offset=(2 + 4 * 2, 1))
+            assert hand.selected_cards() == [cards[2]]
+            await pilot.click("#hand", offset=(2 + 4 * 2, 1))
+            assert hand.selected == []
+
+            # By keys: the lowest and the highest card are no pattern (or do not beat the
+            # play on the table); refused in words, the hand as it was.
+            await pilot.press("home", "space", *["right"] * (len(cards) - 1), "space")
+            assert hand.selected_cards() == [cards[0], cards[-1]]
+            await pilot.press("enter")
+            await until(pilot, lambda: "Refused" in app.message)
+            assert ("NOT_A_PATTERN" in app.message and "not a pattern" in app.message) or (
+                "DOES_NOT_BEAT" in app.message and "does not beat" in app.message
+            )
+            assert hand.cards == cards and hand.selected_cards() == [cards[0], cards[-1]]
+
+            # Sort by count and back.
+            await pilot.press("s")
+            assert hand.cards == list(rules.sort_by_count(cards))  # type: ignore[arg-type]
+            await pilot.press("s")
+            assert hand.cards == cards
+
+            # The hint twice: the same suggestion; Enter plays it.
+            await pilot.press("h")
+            await until(pilot, lambda: app.hint_action is not None)
+            first, shown = app.hint_action, hand.selected_cards()
+            await pilot.press("escape", "h")
+            await until(pilot, lambda: hand.selected_cards() == shown)
+            assert app.hint_action == first and "hint:" in app.message
+            seq = app.snap.seq if app.snap else 0
+            plays = first is not None and first.WhichOneof("kind") == "play"
+            await pilot.press("enter" if plays else "p")
+            await until(pilot, lambda: app.snap is not None and app.snap.seq > seq)
+            if plays:
+                await until(pilot, lambda: len(hand.cards) < len(cards) or settled(app))
+
+            # Auto-play on, off, and on again to the end of the game.
+            await pilot.press("a")
+            await until(pilot, lambda: app.snap.message.seats[app.snap.message.seat].autoplay
+                        or settled(app))  # fmt: skip
+            if not settled(app):
+                await pilot.press("a")
+                await until(pilot, lambda: not app.snap.message.seats[app.snap.message.seat]
+                            .autoplay or settled(app))  # fmt: skip
+                await pilot.press("a")
+            await until(pilot, lambda: settled(app), timeout=60)
+            svg_file = app.export_screenshot()
+            text = screen_text(svg_file)
+            (tmp_path / "settlement.svg").write_text(svg_file)
+            assert "Result:" in text and "Series" in text and "ready for the next game" in text
+            assert any("auto-play on" in line for line in app.log_lines)
+
+            # Ready for the next game: it starts; between games, leaving just leaves.
+            await pilot.press("n")
+            await until(pilot, lambda: app.snap is not None and app.snap.message.game_no == 2)
+            await until(pilot, lambda: app.view is not None)
+            if app.view.phase is not rules.Phase.OVER and not settled(app):
+                await pilot.press("a")
+            await until(pilot, lambda: settled(app) and app.snap.message.game_no == 2,
+                        timeout=60)  # fmt: skip
+            await pilot.press("l")
+            await until(pilot, lambda: app.return_code == 0)
+
+    asyncio.run(scenario())
+
+
+def test_a_timeout_plays_for_the_seat(cluster: Cluster) -> None:
+    timers = M.Timers(bid_ms=1500, turn_ms=1500, start_ms=30_000, grace_ms=10_000,
+                      bot_think_ms=0)  # fmt: skip
+    app = make_app(cluster, "zhengshangyou1", timers=timers)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: my_turn(app))
+            assert "s left" in str(app.query_one("#table").render())  # the countdown
+            await until(pilot, lambda: any("[timeout]" in x for x in app.log_lines))
+            await pilot.press("a")
+            await until(pilot, lambda: settled(app), timeout=60)
+            await pilot.press("ctrl+q")
+
+    asyncio.run(scenario())
+
+
+def test_a_lost_connection_resumes_and_a_restart_rejoins(cluster: Cluster) -> None:
+    name = "resumer"
+    app = make_app(cluster, "doudizhu3", name=name)
+
+    async def first() -> str:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.view is not None and app.connection == "connected")
+            seen = app.session.last_seq
+            app.session.drop()  # the stream breaks as a lost connection would
+            await until(pilot, lambda: app.connection == "reconnecting")
+            await until(pilot, lambda: app.connection == "connected")
+            if my_turn(app):
+                await take_turn(pilot, app)
+            await until(pilot, lambda: app.session.last_seq > seen or settled(app))
+            seqs = [int(x.split()[0][1:]) for x in app.log_lines]
+            assert seqs == sorted(set(seqs))  # nothing missed twice, nothing repeated
+            table = app.session.table_id
+            await pilot.press("ctrl+q")  # quit without leaving: the seat waits out its grace
+            return table
+
+    table = asyncio.run(first())
+    again = make_app(cluster, "doudizhu3", name=name, resume=True)
+
+    async def second() -> None:
+        async with again.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: again.snap is not None)
+            assert again.session.table_id == table
+            await until(pilot, lambda: again.snap.message.seats[again.snap.message.seat]
+                        .connected)  # fmt: skip
+            if not settled(again):
+                await pilot.press("a")
+            await until(pilot, lambda: settled(again), timeout=60)
+            await pilot.press("ctrl+q")
+
+    asyncio.run(second())
+
+
+def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
+    cluster: Cluster,
+) -> None:
+    app = make_app(cluster, "doudizhu3")
+
+    async def scenario() -> str:
+        async with app.run_test(size=SIZE) as pilot:
+            await _to_my_play(pilot, app)
+            game_id = app.snap.message.game_id if app.snap else ""
+            await pilot.press("l")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmLeave))
+            warning = str(app.screen.query_one("#warning").render())
+            assert app.view is not None and app.view.seat is not None
+            preview = render.escape_preview(app.view)
+            assert preview is not None
+            penalty = -preview.scores[app.view.seat]
+            assert penalty >= 9  # stake 1 × bid 3 × 3, times the bombs so far
+            assert f"penalty of {penalty}" in warning and "escape" in warning
+            await pilot.press("n")
+            await until(pilot, lambda: not isinstance(app.screen, ConfirmLeave))
+            await pilot.press("l")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmLeave))
+            await pilot.press("y")
+            await until(pilot, lambda: "you left" in app.message)
+            await pilot.press("ctrl+q")
+            return game_id
+
+    game_id = asyncio.run(scenario())
+    target = f"127.0.0.1:{cluster.replay_port}"
+
+    def stored() -> bool:
+        try:
+            return load(target, game_id).ended
+        except LoadError:
+            return False
+
+    wait_for(stored)
+    game = load(target, game_id)
+    watcher = WatchApp(game)
+
+    async def watch() -> None:
+        async with watcher.run_test(size=SIZE) as pilot:
+            assert "1/" in str(watcher.query_one("#step").render())
+            await pilot.press("right", "right")
+            assert watcher.index == 2
+            await pilot.press("left")
+            assert watcher.index == 1
+            await pilot.press("end")
+            svg = screen_text(watcher.export_screenshot())
+            assert "game over: escaped" in svg and "Escape audit" in svg
+            assert "consistent" in svg and "penalty" in svg and "cause player" in svg
+            assert "recomputed" in svg and "recorded" in svg
+            audit = str(watcher.query_one("#audit").render())
+            assert "✓" in audit and "✗" not in audit
+            await pilot.press("left")
+            assert "leaves the game" in str(watcher.query_one("#step").render())
+            await pilot.press("q")
+
+    asyncio.run(watch())
+    seat_view = load(target, game_id, seat=1)
+    assert all(not e.envelope.HasField("seat") or e.envelope.seat == 1 for e in seat_view.events)
