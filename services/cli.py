@@ -36,6 +36,7 @@ _SERVE: list[_Arg] = [
     (("--tls-key",), {"help": "PEM private key file"}),
     (("--log-level",), {"help": "debug, info, warning or error"}),
     (("--log-format",), {"choices": ["auto", "json", "console"]}),
+    (("--metrics-port",), {"type": int, "help": "serve Prometheus metrics on this port"}),
     (
         ("--no-access-log",),
         {"dest": "access_log", "action": "store_const", "const": False, "help": "no line per call"},

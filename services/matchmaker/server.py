@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 import grpc
 
 from services.common import logging as clog
+from services.common import metrics
 from services.common.db import database_ready, default_url, make_engine
 from services.common.migrate import pending
 from services.common.server import ServiceSpec, add_readiness, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
 
+from . import metrics as mm_metrics
 from .access import Access
 from .clients import Engine, Replay
 from .runner import Runner, RunnerSettings
@@ -105,12 +107,20 @@ def register_with(
     # shows in GetStatus and the logs instead, and tables wait for it.
     engine = servicer.runner.store.engine
     add_readiness(server, functools.partial(database_ready, engine))
+    metrics.add_source(servicer.runner.instance, functools.partial(_gauges, servicer.runner))
     if config.access.open:
         clog.get_logger("cardroom.matchmaker").warning(
             "no matchmaker credentials configured: every caller may act for every player",
             hint="set CARDROOM_MATCHMAKER_BACKEND_TOKENS and CARDROOM_MATCHMAKER_JWT_KEY",
         )
     return add_to_server(server, servicer)
+
+
+def _gauges(runner: Runner) -> dict[str, tuple[str, float]]:
+    if runner._stopping:  # a stopped server (tests run several per process) reports nothing
+        metrics.remove_source(runner.instance)
+        return {}
+    return mm_metrics.gauges(runner.store)
 
 
 def make_spec(config: MatchmakerConfig | None = None) -> ServiceSpec:
