@@ -87,7 +87,10 @@ class MatchmakerConfig:
 
 def build(config: MatchmakerConfig) -> MatchmakerServicer:
     """A servicer with its runner (call on the server's event loop; starts the loops)."""
-    store = Store(make_engine(config.database_url))
+    # A session idle inside a transaction for a lease is ended by PostgreSQL: an instance cut
+    # off mid-transaction releases its row locks by the time another may take its tables over.
+    engine = make_engine(config.database_url, idle_in_transaction_ms=config.runner.lease_ms)
+    store = Store(engine)
     runner = Runner(
         store,
         Engine(config.engine_addr, config.engine_token),

@@ -13,9 +13,11 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import grpc
+from sqlalchemy.exc import DBAPIError
 
 from services.common import grpc_errors, limits
 from services.common import logging as clog
+from services.common.db import database_unavailable
 from services.common.fields import room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed, invalid, missing
 from services.common.reasons import ServiceReason
@@ -50,12 +52,20 @@ TABLE_STATES = {
 }
 STATE_NAMES = {v: k for k, v in TABLE_STATES.items()}
 
-rpc = grpc_errors.refusing((ServiceError, limits.LimitError), lambda e: as_error(e))
+rpc = grpc_errors.refusing((ServiceError, limits.LimitError, DBAPIError), lambda e: as_error(e))
 
 
 def as_error(exc: Exception) -> ServiceError:
     if isinstance(exc, ServiceError):
         return exc
+    if isinstance(exc, DBAPIError):
+        if database_unavailable(exc):  # after the runner's one retry
+            return ServiceError(
+                grpc.StatusCode.UNAVAILABLE,
+                ServiceReason.DATABASE_UNAVAILABLE,
+                "the database is unavailable; try again",
+            )
+        raise exc  # a bug: the runner's INTERNAL, logged
     if isinstance(exc, limits.LimitError):
         if exc.missing:
             return missing(exc.field)
