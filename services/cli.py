@@ -171,6 +171,27 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "migrate the replay database to the newest revision (alembic)",
         [_DATABASE],
     ),
+    "health": (
+        "services.common.health_cli:health_main",
+        "check the services' gRPC health; exit 1 unless every one asked is SERVING",
+        [
+            (("--engine",), {"help": "engine HOST:PORT (default CARDROOM_ENGINE_ADDR, :50051)"}),
+            (("--replay",), {"help": "replay HOST:PORT (default CARDROOM_REPLAY_ADDR, :50052)"}),
+            (
+                ("--matchmaker",),
+                {"help": "matchmaker HOST:PORT (default CARDROOM_MATCHMAKER_ADDR, :50053)"},
+            ),
+            (
+                ("--only",),
+                {
+                    "action": "append",
+                    "choices": ["engine", "replay", "matchmaker"],
+                    "help": "check only this service (repeatable; default: all three)",
+                },
+            ),
+            (("--timeout",), {"type": float, "default": 3.0, "help": "seconds per service"}),
+        ],
+    ),
     "loadtest": (
         "services.engine.loadtest:loadtest_main",
         "drive an engine server with real game traffic and print req/s and latency",
