@@ -192,6 +192,28 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (("--timeout",), {"type": float, "default": 3.0, "help": "seconds per service"}),
         ],
     ),
+    "soak": (
+        "services.soak.crowd:soak_main",
+        "drive matchmakers as a crowd of scripted players, then verify every game",
+        [
+            (
+                ("--targets", "-t"),
+                {"default": "127.0.0.1:50053", "help": "matchmakers HOST:PORT,…"},
+            ),
+            (("--replay",), {"default": "127.0.0.1:50052", "help": "replay HOST:PORT"}),
+            (("--players", "-n"), {"type": int, "default": 20, "help": "simulated humans"}),
+            (("--duration", "-d"), {"type": float, "default": 30.0, "help": "seconds"}),
+            (("--variant", "-v"), {"default": "doudizhu3"}),
+            (("--turn-ms",), {"type": int, "default": 1500, "help": "turn and bid timers"}),
+            (("--bot-think-ms",), {"type": int, "default": 50}),
+            (("--fill-ms",), {"type": int, "default": 300, "help": "bots fill a seat after"}),
+            (("--drain",), {"type": float, "default": 60.0, "help": "seconds to finish games"}),
+            (("--seed", "-s"), {"default": "soak"}),
+            (("--token",), {"help": "matchmaker backend token"}),
+            (("--replay-token",), {"help": "replay reader token"}),
+            (("--json",), {"action": "store_true", "help": "print the report as JSON"}),
+        ],
+    ),
     "loadtest": (
         "services.engine.loadtest:loadtest_main",
         "drive an engine server with real game traffic and print req/s and latency",
