@@ -40,6 +40,8 @@ ENGINE_TOKEN_ENV = "CARDROOM_MATCHMAKER_ENGINE_TOKEN"
 REPLAY_TOKEN_ENV = "CARDROOM_MATCHMAKER_REPLAY_TOKEN"
 TICKET_TTL_ENV = "CARDROOM_MATCHMAKER_TICKET_TTL_S"
 LEASE_ENV = "CARDROOM_MATCHMAKER_LEASE_S"
+#: Test only: seat without the pool lock, to show the conditional writes alone hold.
+NO_POOL_LOCK_ENV = "CARDROOM_MATCHMAKER_TEST_NO_POOL_LOCK"
 
 
 @dataclass(frozen=True)
@@ -90,7 +92,7 @@ def build(config: MatchmakerConfig) -> MatchmakerServicer:
     # A session idle inside a transaction for a lease is ended by PostgreSQL: an instance cut
     # off mid-transaction releases its row locks by the time another may take its tables over.
     engine = make_engine(config.database_url, idle_in_transaction_ms=config.runner.lease_ms)
-    store = Store(engine)
+    store = Store(engine, lock_pools=not os.environ.get(NO_POOL_LOCK_ENV))
     runner = Runner(
         store,
         Engine(config.engine_addr, config.engine_token),
