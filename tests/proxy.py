@@ -1,6 +1,8 @@
 """A small TCP proxy for tests that cut a service off from its database: it forwards while
 open; :meth:`TcpProxy.cut` closes every connection and refuses new ones (the peer sees its
-session drop, as in a partition), :meth:`TcpProxy.heal` listens again on the same port."""
+session drop), :meth:`TcpProxy.heal` listens again on the same port.  :meth:`TcpProxy.pause`
+is a partition: connections stay open but nothing is forwarded either way (bytes wait in the
+kernel's buffers), until :meth:`TcpProxy.resume`."""
 
 from __future__ import annotations
 
@@ -16,7 +18,15 @@ class TcpProxy:
         self._lock = threading.Lock()
         self._socks: set[socket.socket] = set()
         self._listener: socket.socket | None = None
+        self._flowing = threading.Event()
+        self._flowing.set()
         self.heal()
+
+    def pause(self) -> None:
+        self._flowing.clear()
+
+    def resume(self) -> None:
+        self._flowing.set()
 
     def heal(self) -> None:
         if self._listener is not None:
@@ -42,7 +52,9 @@ class TcpProxy:
                 s.shutdown(socket.SHUT_RDWR)
             s.close()
 
-    close = cut
+    def close(self) -> None:
+        self._flowing.set()  # let paused pipes run into the closed sockets and end
+        self.cut()
 
     def _accept(self, listener: socket.socket) -> None:
         while True:
@@ -50,6 +62,7 @@ class TcpProxy:
                 client, _ = listener.accept()
             except OSError:
                 return
+            self._flowing.wait()
             try:
                 upstream = socket.create_connection(self.target, timeout=5)
                 upstream.settimeout(None)
@@ -67,7 +80,12 @@ class TcpProxy:
 
     def _pipe(self, src: socket.socket, dst: socket.socket) -> None:
         try:
-            while data := src.recv(65536):
+            while True:
+                self._flowing.wait()
+                data = src.recv(65536)
+                if not data:
+                    break
+                self._flowing.wait()  # a partition that began while this read waited
                 dst.sendall(data)
         except OSError:
             pass
