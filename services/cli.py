@@ -207,6 +207,8 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (("--turn-ms",), {"type": int, "default": 1500, "help": "turn and bid timers"}),
             (("--bot-think-ms",), {"type": int, "default": 50}),
             (("--fill-ms",), {"type": int, "default": 300, "help": "bots fill a seat after"}),
+            (("--solo",), {"action": "store_true", "help": "one human per table, bots the rest"}),
+            (("--bot-level",), {"default": "easy", "help": "easy, normal or hard"}),
             (("--drain",), {"type": float, "default": 60.0, "help": "seconds to finish games"}),
             (("--seed", "-s"), {"default": "soak"}),
             (("--token",), {"help": "matchmaker backend token"}),

@@ -149,6 +149,9 @@ class Player:
                 bot_fill_after_ms=crowd.fill_ms,
                 timers=crowd.timers,
                 request_id=uuid.uuid4().hex,
+                bot_level=crowd.bot_level,
+                # --solo: a private table per player, the rest bots (one human per table).
+                private_code=uuid.uuid4().hex if crowd.solo else "",
             ),
         )
         while ticket.state == M.TICKET_STATE_QUEUED:
@@ -326,6 +329,8 @@ class Crowd:
         self.seed = args.seed
         self.variant = args.variant
         self.fill_ms = args.fill_ms
+        self.solo = bool(args.solo)
+        self.bot_level = args.bot_level
         self.players = args.players
         self.duration = args.duration
         self.drain_s = args.drain
@@ -442,6 +447,8 @@ def soak_main(args: argparse.Namespace) -> int:
         return fail("soak", "--turn-ms must be 50–60000 and --bot-think-ms 0–10000")
     if not 0 <= args.fill_ms <= 60_000 or not 1 <= args.drain <= 600:
         return fail("soak", "--fill-ms must be 0–60000 and --drain 1–600 seconds")
+    if args.bot_level not in ("easy", "normal", "hard"):
+        return fail("soak", "--bot-level must be easy, normal or hard")
     try:
         rules.variant(args.variant)
     except rules.VariantError as exc:
