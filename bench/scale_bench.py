@@ -83,13 +83,16 @@ def scale_section(ctx: Context) -> list[BenchTable]:
             with matchmakers(url, engine, replay, 1) as targets:
                 results.append((f"{many} solo", 1, soak(
                     targets, replay, many, duration, "--solo", "--turn-ms", "20000",
-                    "--fill-ms", "0")))  # fmt: skip
+                    "--fill-ms", "0", "--drain", "180")))  # fmt: skip
     for name, n, r in results:
         table.rows.append([
             name, str(n), str(r["tables"]), str(r["games_per_min"]), str(r["actions_per_s"]),
             str(r["act_p50_ms"]), str(r["act_p99_ms"]), str(sum(r["errors"].values())),
             "yes" if r["ok"] else "NO",
         ])  # fmt: skip
+        if not r["ok"]:
+            first = (r["faults"] or [str(r["errors"])])[0]
+            table.notes.append(f"{name}: {len(r['faults'])} faults, e.g. {first[:160]}")
     one, two = results[0][2], results[1][2]
     if one["games_per_min"]:
         table.notes.append(

@@ -8,6 +8,7 @@ Every refusal is a ServiceError with a reason; the engine's reasons pass through
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
@@ -51,6 +52,9 @@ TABLE_STATES = {
     "closed": M.TABLE_STATE_CLOSED,
 }
 STATE_NAMES = {v: k for k, v in TABLE_STATES.items()}
+
+#: How often an idle seat stream re-reads while PostgreSQL LISTEN wakes it (seconds).
+LISTENING_POLL_S = 2.0
 
 rpc = grpc_errors.refusing((ServiceError, limits.LimitError, DBAPIError), lambda e: as_error(e))
 
@@ -322,8 +326,12 @@ class MatchmakerServicer:
         after = limits.seq(request.after_seq, "after_seq")
         table_id = table.table_id
         await self.runner.connected(table_id, seat, player)
+        waker = self.runner.waker
         try:
             while True:
+                # Taken before the read, so that a wake-up between the read and the wait is
+                # not lost: the wait can then be long while LISTEN delivers wake-ups.
+                woken = waker.future(table_id)
                 rows = await self.runner.db(self.store.events_after, table_id, seat, after)
                 for r in rows:
                     after = r.seq
@@ -339,7 +347,13 @@ class MatchmakerServicer:
                         if rules.may_see(r.to_seat, seat):
                             yield M.TableEvent.FromString(r.body)
                     return
-                await self.runner.waker.wait(table_id, self.runner.settings.poll_interval_s)
+                # Hundreds of idle streams polling 4×/s each were most of an instance's load:
+                # with LISTEN up, polling is only the safety net beneath it.
+                poll = self.runner.settings.poll_interval_s
+                if waker.listening:
+                    poll = max(poll, LISTENING_POLL_S)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(asyncio.shield(woken), poll)
         finally:
             self.runner.spawn(self.runner.disconnected(table_id, seat, player))
 

@@ -73,6 +73,9 @@ class Stats:
     finished: dict[str, str] = field(default_factory=dict)
     #: game id -> table id, for every game a seat saw start.
     begun: dict[str, str] = field(default_factory=dict)
+    #: game id -> variant, for every game a seat left before it ended (an escape: its end
+    #: is not on the leaver's stream, so only replay can say it ended and verifies).
+    left: dict[str, str] = field(default_factory=dict)
     leaks: list[str] = field(default_factory=list)
     reconnects: int = 0
     leaves: int = 0
@@ -228,6 +231,8 @@ class Seat:
         if roll < mix.leave and self.in_game:
             stats.leaves += 1
             self.leaving = True
+            if self.game_id:
+                stats.left[self.game_id] = self.crowd.variant
             with contextlib.suppress(grpc.RpcError):
                 await self.p.call("LeaveTable", M.LeaveTableRequest(**self.ids))
             self.closed.set()
@@ -397,7 +402,8 @@ class Crowd:
                         await asyncio.sleep(0.3)
                     bad[game_id] = verdict
 
-            await asyncio.gather(*(one(g) for g in self.stats.finished))
+            games = set(self.stats.finished) | set(self.stats.left)
+            await asyncio.gather(*(one(g) for g in sorted(games)))
         return bad
 
     def report(self, elapsed: float, bad: dict[str, str]) -> dict[str, Any]:
@@ -408,7 +414,7 @@ class Crowd:
             return round(lat[min(len(lat) - 1, int(p * len(lat)))], 2) if lat else 0.0
 
         minutes = max(elapsed, 1e-9) / 60.0
-        lost = sorted(set(s.begun) - set(s.finished))
+        lost = sorted(set(s.begun) - set(s.finished) - set(s.left))
         faults = list(s.faults) + [f"game {g} failed verification: {v}" for g, v in bad.items()]
         faults += [f"leak: {x}" for x in s.leaks]
         faults += [f"game {g} started and never finished" for g in lost]
@@ -427,7 +433,8 @@ class Crowd:
             "timeouts": s.timeouts,
             "reconnects": s.reconnects,
             "leaves": s.leaves,
-            "verified": len(s.finished) - len(bad),
+            "left_games": len(set(s.left) - set(s.finished)),
+            "verified": len(set(s.finished) | set(s.left)) - len(bad),
             "races": dict(s.races),
             "errors": dict(s.errors),
             "faults": faults[:100],
