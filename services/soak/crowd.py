@@ -180,6 +180,7 @@ class Seat:
         self.game_id = ""
         self.game_events: list[Any] = []
         self.games_here = 0
+        self.want = 1
         self.turns: asyncio.Queue[int] = asyncio.Queue()
         self.closed = asyncio.Event()
         self.game_over = asyncio.Event()
@@ -191,7 +192,7 @@ class Seat:
         reader = asyncio.ensure_future(self.follow())
         try:
             await self.p.call("Ready", M.ReadyRequest(**self.ids))
-            want = self.p.rng.randint(1, 3)  # games at this table before queueing again
+            self.want = want = self.p.rng.randint(1, 3)  # games here before queueing again
             while not self.closed.is_set():
                 if self.crowd.time_up() and self.in_game:
                     await self.drain()
@@ -204,12 +205,15 @@ class Seat:
                     continue
                 await self.turn(seq)
         finally:
-            if not self.closed.is_set():
-                with contextlib.suppress(grpc.RpcError):
-                    await self.p.call("LeaveTable", M.LeaveTableRequest(**self.ids))
+            # The stream first, so that no game starts on it between the check and the leave.
             reader.cancel()
             with contextlib.suppress(BaseException):
                 await reader
+            if not self.closed.is_set():
+                if self.game_id and self.game_id not in self.crowd.stats.finished:
+                    self.crowd.stats.left[self.game_id] = self.crowd.variant  # escapes it
+                with contextlib.suppress(grpc.RpcError):
+                    await self.p.call("LeaveTable", M.LeaveTableRequest(**self.ids))
 
     async def drain(self) -> None:
         """The time is up: auto-play, and wait for this game to end (or count it lost)."""
@@ -321,7 +325,7 @@ class Seat:
         elif ev.type == "deadline" and body.get("seat") == self.seat and not self.leaving:
             if body.get("kind") in ("turn", "bid"):
                 self.turns.put_nowait(ev.seq)
-        elif ev.type == "series" and not self.crowd.time_up():
+        elif ev.type == "series" and not self.crowd.time_up() and self.games_here < self.want:
             with contextlib.suppress(grpc.RpcError):
                 await self.p.call("Ready", M.ReadyRequest(**self.ids))
         elif ev.type == "table_closed":
