@@ -105,6 +105,12 @@ def scale_section(ctx: Context) -> list[BenchTable]:
         "leaves), bots fill after 0.3 s; actions/s and Act latency are the humans' own Acts.  "
         f"Solo: {many} humans each at a private table with two easy bots, each holding a seat "
         "stream.  Goal (issue 12): ≥ 300 such tables on one instance with Act p99 < 100 ms.  "
-        "Everything (engine, replay, PostgreSQL, matchmakers, the crowd) shares this machine."
+        "Everything (engine, replay, PostgreSQL, matchmakers, the crowd) shares this machine.  "
+        "What limits one instance: it is one Python process (one worker; its loops and streams "
+        "are per process), and every human Act is a table lock, a load, an engine Apply over "
+        "gRPC, one conditional write (events, outbox, NOTIFY) and a read per open stream of "
+        "the table, on one event loop with an 8-thread database pool it shares with the bots' "
+        "moves; at 100+ tables that process is CPU-bound.  On two cores a second instance "
+        "competes for the same cores (expect ≤ 1×); it pays off on more cores or machines."
     )
     return [table]
