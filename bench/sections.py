@@ -18,6 +18,7 @@ from .games_bench import games_section
 from .matchmaker_bench import matchmaker_section
 from .replay_bench import replay_section
 from .rules_bench import rules_section
+from .scale_bench import scale_section
 
 
 class Section(NamedTuple):
@@ -58,5 +59,10 @@ SECTIONS: tuple[Section, ...] = (
         "matchmaker",
         "bot tables through the matchmaker vs the engine's Apply rate; seating 1,000 tickets",
         matchmaker_section,
+    ),
+    Section(
+        "scale",
+        "the soak crowd on one matchmaker vs two (PostgreSQL), and 300 streaming tables on one",
+        scale_section,
     ),
 )

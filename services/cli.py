@@ -36,6 +36,7 @@ _SERVE: list[_Arg] = [
     (("--tls-key",), {"help": "PEM private key file"}),
     (("--log-level",), {"help": "debug, info, warning or error"}),
     (("--log-format",), {"choices": ["auto", "json", "console"]}),
+    (("--metrics-port",), {"type": int, "help": "serve Prometheus metrics on this port"}),
     (
         ("--no-access-log",),
         {"dest": "access_log", "action": "store_const", "const": False, "help": "no line per call"},
@@ -232,6 +233,51 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "services.replay.cli:upgrade_main",
         "migrate the replay database to the newest revision (alembic)",
         [_DATABASE],
+    ),
+    "health": (
+        "services.common.health_cli:health_main",
+        "check the services' gRPC health; exit 1 unless every one asked is SERVING",
+        [
+            (("--engine",), {"help": "engine HOST:PORT (default CARDROOM_ENGINE_ADDR, :50051)"}),
+            (("--replay",), {"help": "replay HOST:PORT (default CARDROOM_REPLAY_ADDR, :50052)"}),
+            (
+                ("--matchmaker",),
+                {"help": "matchmaker HOST:PORT (default CARDROOM_MATCHMAKER_ADDR, :50053)"},
+            ),
+            (
+                ("--only",),
+                {
+                    "action": "append",
+                    "choices": ["engine", "replay", "matchmaker"],
+                    "help": "check only this service (repeatable; default: all three)",
+                },
+            ),
+            (("--timeout",), {"type": float, "default": 3.0, "help": "seconds per service"}),
+        ],
+    ),
+    "soak": (
+        "services.soak.crowd:soak_main",
+        "drive matchmakers as a crowd of scripted players, then verify every game",
+        [
+            (
+                ("--targets", "-t"),
+                {"default": "127.0.0.1:50053", "help": "matchmakers HOST:PORT,…"},
+            ),
+            (("--replay",), {"default": "127.0.0.1:50052", "help": "replay HOST:PORT"}),
+            (("--players", "-n"), {"type": int, "default": 20, "help": "simulated humans"}),
+            (("--duration", "-d"), {"type": float, "default": 30.0, "help": "seconds"}),
+            (("--variant", "-v"), {"default": "doudizhu3"}),
+            (("--turn-ms",), {"type": int, "default": 1500, "help": "turn and bid timers"}),
+            (("--bot-think-ms",), {"type": int, "default": 50}),
+            (("--fill-ms",), {"type": int, "default": 300, "help": "bots fill a seat after"}),
+            (("--solo",), {"action": "store_true", "help": "one human per table, bots the rest"}),
+            (("--bot-level",), {"default": "easy", "help": "easy, normal or hard"}),
+            (("--drain",), {"type": float, "default": 60.0, "help": "seconds to finish games"}),
+            (("--seed", "-s"), {"default": "soak"}),
+            (("--token",), {"help": "matchmaker backend token"}),
+            (("--replay-token",), {"help": "replay reader token"}),
+            (("--json",), {"action": "store_true", "help": "print the report as JSON"}),
+        ],
     ),
     "loadtest": (
         "services.engine.loadtest:loadtest_main",

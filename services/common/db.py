@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, MetaData, create_engine, event
+from sqlalchemy.exc import DBAPIError, OperationalError
 
 DEFAULT_DATA_DIR = "data"
 
@@ -48,9 +49,16 @@ def normalize_url(url: str) -> str:
     return url
 
 
-def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
+def make_engine(
+    url: str | None = None, *, idle_in_transaction_ms: int = 0, **kwargs: Any
+) -> Engine:
     """An engine for ``url`` (default: :func:`default_url`), with SQLite set up for
-    concurrent readers (WAL), a busy timeout and enforced foreign keys."""
+    concurrent readers (WAL), a busy timeout and enforced foreign keys.
+
+    ``idle_in_transaction_ms`` (PostgreSQL): the server ends a session that sits inside a
+    transaction this long without a statement, so that a process cut off or paused mid-
+    transaction does not hold its row locks for ever (TCP alone may take minutes to notice).
+    Its next statement then fails with SQLSTATE 25P03: :func:`database_unavailable`."""
     url = normalize_url(url or default_url())
     if url.startswith("sqlite"):
         path = url.split("///", 1)[1] if "///" in url else ""
@@ -63,7 +71,42 @@ def make_engine(url: str | None = None, **kwargs: Any) -> Engine:
         event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN IMMEDIATE"))
         return engine
     kwargs.setdefault("pool_pre_ping", True)
-    return create_engine(url, **kwargs)
+    engine = create_engine(url, **kwargs)
+    if idle_in_transaction_ms > 0:
+        # A SET per new connection, not connect_args: the URL's own ``options`` (a search
+        # path, say) would be replaced by ours.
+        def on_connect(dbapi_conn: Any, _record: Any) -> None:
+            with dbapi_conn.cursor() as cur:
+                cur.execute(
+                    f"SET idle_in_transaction_session_timeout = {int(idle_in_transaction_ms)}"
+                )
+            dbapi_conn.commit()
+
+        event.listen(engine, "connect", on_connect)
+    return engine
+
+
+#: SQLSTATE 25P03: the server ended the session after it sat idle in a transaction too long.
+IDLE_IN_TRANSACTION_ENDED = "25P03"
+
+
+def database_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database could not be reached or dropped this session (an
+    outage, or the idle-in-transaction timeout of :func:`make_engine`), rather than that a
+    statement was wrong: worth one retry on a fresh connection, then UNAVAILABLE."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OperationalError):
+            return True
+        if isinstance(current, DBAPIError) and current.connection_invalidated:
+            return True
+        if getattr(current, "sqlstate", None) == IDLE_IN_TRANSACTION_ENDED:
+            return True
+        # SQLAlchemy raises its error ``from`` the driver's, which carries the SQLSTATE.
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:

@@ -44,6 +44,7 @@ from grpc_reflection.v1alpha import reflection
 from services.common.reasons import ServiceReason
 
 from . import logging as clog
+from . import metrics
 from .grpc_errors import invalid, to_status
 from .settings import ServerSettings
 
@@ -141,8 +142,9 @@ class AccessLog(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
     deadlines refused before the handler runs, and unexpected exceptions turned into a logged
     INTERNAL (never a bare UNKNOWN)."""
 
-    def __init__(self, enabled: bool = True) -> None:
+    def __init__(self, enabled: bool = True, service: str = "") -> None:
         self._enabled = enabled
+        self._service = service
         self._wrapped: dict[str, grpc.RpcMethodHandler | None] = {}
 
     async def intercept_service(
@@ -225,9 +227,10 @@ class AccessLog(grpc.aio.ServerInterceptor):  # type: ignore[misc]  # grpc ships
             outcome.code = "INTERNAL"
             await context.abort(grpc.StatusCode.INTERNAL, "internal error; see server log")
         finally:
+            elapsed = time.perf_counter() - start
+            metrics.observe_call(self._service, method, outcome.code, elapsed)
             if self._enabled:
-                ms = (time.perf_counter() - start) * 1000.0
-                log.info("rpc", code=outcome.code, latency_ms=round(ms, 3))
+                log.info("rpc", code=outcome.code, latency_ms=round(elapsed * 1000.0, 3))
             clog.clear_request()
 
 
@@ -298,7 +301,7 @@ async def run_worker(
 ) -> None:
     """Serve until ``stop`` is set, then shut down gracefully."""
     server = grpc.aio.server(
-        interceptors=[AccessLog(settings.access_log)],
+        interceptors=[AccessLog(settings.access_log, spec.name)],
         options=server_options(settings, reuse_port),
         maximum_concurrent_rpcs=settings.max_concurrent_rpcs,
     )
@@ -314,6 +317,8 @@ async def run_worker(
     else:
         port = server.add_secure_port(settings.address, creds)
     await server.start()
+    if not reuse_port:  # the only worker: it serves its own metrics (several: the parent does)
+        metrics.serve_here(settings.metrics_port, settings.host)
     probes = _PROBES.pop(id(server), [])
     ready = await _ready(probes)
     for name in ("", *names):
@@ -368,7 +373,14 @@ def serve(spec: ServiceSpec, settings: ServerSettings) -> int:
     if workers == 1:
         asyncio.run(_serve_until_signal(spec, settings, reuse_port=False))
         return 0
-    return _supervise(spec, settings, workers)
+    close_metrics = None
+    if settings.metrics_port:
+        close_metrics = metrics.serve_for_workers(settings.metrics_port, settings.host)
+    try:
+        return _supervise(spec, settings, workers)
+    finally:
+        if close_metrics is not None:
+            close_metrics()
 
 
 def _reserve_port(settings: ServerSettings) -> tuple[socket.socket, int]:

@@ -43,6 +43,8 @@ class ServerSettings:
     log_format: str = "auto"
     #: One log line per call; switchable for benchmarks of the bare transport.
     access_log: bool = True
+    #: Prometheus metrics over HTTP on this port (services/common/metrics.py); 0: none.
+    metrics_port: int = 0
 
     @property
     def address(self) -> str:
@@ -113,6 +115,10 @@ def from_args(service: str, args: argparse.Namespace) -> ServerSettings:
 def validate(s: ServerSettings) -> None:
     if not 0 <= s.port <= 65535:
         raise SettingsError(f"port {s.port} is out of range 0–65535")
+    if not 0 <= s.metrics_port <= 65535:
+        raise SettingsError(f"metrics port {s.metrics_port} is out of range 0–65535")
+    if s.metrics_port and s.metrics_port == s.port:
+        raise SettingsError("the metrics port must differ from the gRPC port")
     if s.workers < 0:
         raise SettingsError("workers must be ≥ 0 (0 = one per core)")
     if not 0 <= s.grace_s <= 3600:  # NaN fails this too

@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 import grpc
 
 from services.common import logging as clog
+from services.common.db import database_unavailable
 from services.common.grpc_errors import ServiceError, failed
 from services.common.notify import Notifier
 from services.common.reasons import RulesReason, ServiceReason
@@ -162,6 +163,14 @@ class Runner:
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         loop = asyncio.get_running_loop()
         pool = self._pool if _BACKGROUND.get() else self._calls
+        try:
+            return await loop.run_in_executor(pool, lambda: fn(*args, **kwargs))
+        except Exception as exc:
+            # A dropped session (outage, or the idle-in-transaction timeout after a pause)
+            # rolled its transaction back: once more on a fresh connection, then the caller
+            # answers UNAVAILABLE DATABASE_UNAVAILABLE.
+            if not database_unavailable(exc):
+                raise
         return await loop.run_in_executor(pool, lambda: fn(*args, **kwargs))
 
     @property
@@ -233,8 +242,11 @@ class Runner:
                 busy = await once()
             except asyncio.CancelledError:
                 raise
-            except Exception:
-                log.exception("background loop failed; retrying", loop=name)
+            except Exception as exc:
+                if database_unavailable(exc):  # an outage: one line a second, no traceback
+                    log.warning("database unavailable; retrying", loop=name, error=str(exc)[:200])
+                else:
+                    log.exception("background loop failed; retrying", loop=name)
                 await asyncio.sleep(1.0)
             if busy:
                 await asyncio.sleep(0)

@@ -21,11 +21,13 @@ from dataclasses import dataclass, field
 import grpc
 
 from services.common import logging as clog
+from services.common import metrics
 from services.common.db import database_ready, default_url, make_engine
 from services.common.migrate import pending
 from services.common.server import ServiceSpec, add_readiness, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
 
+from . import metrics as mm_metrics
 from .access import Access
 from .clients import Engine, Replay
 from .runner import Runner, RunnerSettings
@@ -39,6 +41,8 @@ REPLAY_TOKEN_ENV = "CARDROOM_MATCHMAKER_REPLAY_TOKEN"
 TICKET_TTL_ENV = "CARDROOM_MATCHMAKER_TICKET_TTL_S"
 LEASE_ENV = "CARDROOM_MATCHMAKER_LEASE_S"
 STREAM_LEASE_ENV = "CARDROOM_MATCHMAKER_STREAM_LEASE_S"
+#: Test only: seat without the pool lock, to show the conditional writes alone hold.
+NO_POOL_LOCK_ENV = "CARDROOM_MATCHMAKER_TEST_NO_POOL_LOCK"
 
 
 @dataclass(frozen=True)
@@ -87,7 +91,10 @@ class MatchmakerConfig:
 
 def build(config: MatchmakerConfig) -> MatchmakerServicer:
     """A servicer with its runner (call on the server's event loop; starts the loops)."""
-    store = Store(make_engine(config.database_url))
+    # A session idle inside a transaction for a lease is ended by PostgreSQL: an instance cut
+    # off mid-transaction releases its row locks by the time another may take its tables over.
+    engine = make_engine(config.database_url, idle_in_transaction_ms=config.runner.lease_ms)
+    store = Store(engine, lock_pools=not os.environ.get(NO_POOL_LOCK_ENV))
     runner = Runner(
         store,
         Engine(config.engine_addr, config.engine_token),
@@ -107,12 +114,20 @@ def register_with(
     # shows in GetStatus and the logs instead, and tables wait for it.
     engine = servicer.runner.store.engine
     add_readiness(server, functools.partial(database_ready, engine))
+    metrics.add_source(servicer.runner.instance, functools.partial(_gauges, servicer.runner))
     if config.access.open:
         clog.get_logger("cardroom.matchmaker").warning(
             "no matchmaker credentials configured: every caller may act for every player",
             hint="set CARDROOM_MATCHMAKER_BACKEND_TOKENS and CARDROOM_MATCHMAKER_JWT_KEY",
         )
     return add_to_server(server, servicer)
+
+
+def _gauges(runner: Runner) -> dict[str, tuple[str, float]]:
+    if runner._stopping:  # a stopped server (tests run several per process) reports nothing
+        metrics.remove_source(runner.instance)
+        return {}
+    return mm_metrics.gauges(runner.store)
 
 
 def make_spec(config: MatchmakerConfig | None = None) -> ServiceSpec:

@@ -13,9 +13,11 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import grpc
+from sqlalchemy.exc import DBAPIError
 
 from services.common import grpc_errors, limits
 from services.common import logging as clog
+from services.common.db import database_unavailable
 from services.common.fields import room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed, invalid, missing
 from services.common.reasons import ServiceReason
@@ -52,12 +54,23 @@ TABLE_STATES = {
 }
 STATE_NAMES = {v: k for k, v in TABLE_STATES.items()}
 
-rpc = grpc_errors.refusing((ServiceError, limits.LimitError), lambda e: as_error(e))
+#: How often an idle seat stream re-reads while PostgreSQL LISTEN wakes it (seconds).
+LISTENING_POLL_S = 2.0
+
+rpc = grpc_errors.refusing((ServiceError, limits.LimitError, DBAPIError), lambda e: as_error(e))
 
 
 def as_error(exc: Exception) -> ServiceError:
     if isinstance(exc, ServiceError):
         return exc
+    if isinstance(exc, DBAPIError):
+        if database_unavailable(exc):  # after the runner's one retry
+            return ServiceError(
+                grpc.StatusCode.UNAVAILABLE,
+                ServiceReason.DATABASE_UNAVAILABLE,
+                "the database is unavailable; try again",
+            )
+        raise exc  # a bug: the runner's INTERNAL, logged
     if isinstance(exc, limits.LimitError):
         if exc.missing:
             return missing(exc.field)
@@ -314,12 +327,13 @@ class MatchmakerServicer:
         after = limits.seq(request.after_seq, "after_seq")
         table_id = table.table_id
         stream_id = await self.runner.connected(table_id, seat, player)
-        poll = self.runner.settings.poll_interval_s
+        waker = self.runner.waker
         try:
             while True:
                 # One read per wake-up: the wake-up is armed before the read, so a write
-                # that lands meanwhile is not missed, and a short page is the whole log.
-                armed = self.runner.waker.future(table_id)
+                # that lands meanwhile is not missed, and the wait can be long while LISTEN
+                # delivers wake-ups.
+                armed = waker.future(table_id)
                 rows = await self.runner.db(self.store.events_after, table_id, seat, after)
                 departed = False
                 for r in rows:
@@ -330,8 +344,13 @@ class MatchmakerServicer:
                         yield ev
                 if len(rows) >= EVENTS_PAGE:
                     continue
+                # Hundreds of idle streams polling 4×/s each were most of an instance's load:
+                # with LISTEN up, polling is only the safety net beneath it.
+                poll = self.runner.settings.poll_interval_s
+                if waker.listening:
+                    poll = max(poll, LISTENING_POLL_S)
                 if rows and not departed:
-                    await self.runner.waker.wait(table_id, poll, armed)
+                    await waker.wait(table_id, poll, armed)
                     continue
                 # Nothing new for a while, or someone left: is this seat still ours?
                 table = await self.runner.load(table_id)
@@ -342,7 +361,7 @@ class MatchmakerServicer:
                         if rules.may_see(r.to_seat, seat):
                             yield M.TableEvent.FromString(r.body)
                     return
-                await self.runner.waker.wait(table_id, poll, armed)
+                await waker.wait(table_id, poll, armed)
         finally:
             self.runner.spawn(self.runner.disconnected(stream_id, table_id, seat, player))
 

@@ -206,8 +206,11 @@ def human_seat(player_id: str) -> dict[str, Any]:
 
 
 class Store:
-    def __init__(self, engine: Engine) -> None:
+    def __init__(self, engine: Engine, *, lock_pools: bool = True) -> None:
         self.engine = engine
+        #: Seating locks the pool's queued tickets (FOR UPDATE).  Off only in a test that
+        #: shows the conditional writes of :meth:`_form` alone still seat nobody twice.
+        self.lock_pools = lock_pools
         self.postgres = engine.dialect.name == "postgresql"
         #: Single-statement reads.  On SQLite every transaction of ``engine`` starts with
         #: BEGIN IMMEDIATE (the write lock, services/common/db.py), so reads go through an
@@ -377,20 +380,28 @@ class Store:
         """Form every table the pool's queued tickets allow now, in one transaction: full
         tables first come first seated, then one table filled with bots when its oldest
         ticket has waited its bot fill time.  The ids of the tables formed."""
+        try:
+            return self._seat_pool(pool, limit)
+        except Conflict:
+            return []  # another instance seated some of these tickets first: look again
+
+    def _seat_pool(self, pool: str, limit: int) -> list[str]:
         now = now_ms()
         formed: list[str] = []
         with self._tx() as conn:
-            rows = conn.execute(
+            query = (
                 select(tickets)
                 .where(tickets.c.state == "queued", tickets.c.pool == pool)
                 .order_by(tickets.c.created_ms, tickets.c.ticket_id)
                 .limit(limit)
+            )
+            if self.lock_pools:
                 # Not SKIP LOCKED: two seating passes over one pool that each skipped the
                 # other's rows could each see too few tickets and leave both halves waiting.
                 # They queue on the rows instead (locked in one order: no deadlock), and the
                 # later one sees the earlier one's tickets seated.
-                .with_for_update()
-            ).all()
+                query = query.with_for_update()
+            rows = conn.execute(query).all()
             if not rows:
                 return formed
             n = int(rows[0].config["players"])
@@ -438,19 +449,28 @@ class Store:
         while len(seats) < n:
             seats.append(bot_seat(config["bot_level"]))
         for ticket, mine in placed:
-            conn.execute(
+            # Conditional writes, the last line behind the pool lock: a ticket is seated
+            # once, a hold (one per player: its key) gets one table.  A pass that lost the
+            # race rolls back whole (Conflict) and the seating loop looks again.
+            done = conn.execute(
                 update(tickets)
-                .where(tickets.c.ticket_id == ticket.ticket_id)
+                .where(tickets.c.ticket_id == ticket.ticket_id, tickets.c.state == "queued")
                 .values(state="seated", table_id=table_id, seats=mine)
             )
+            if done.rowcount != 1:
+                raise Conflict(ticket.ticket_id)
             for p, seat in zip(ticket.players, mine, strict=True):
                 done = conn.execute(
                     update(holds)
-                    .where(holds.c.player_id == p, holds.c.ticket_id == ticket.ticket_id)
+                    .where(
+                        holds.c.player_id == p,
+                        holds.c.ticket_id == ticket.ticket_id,
+                        holds.c.table_id.is_(None),
+                    )
                     .values(table_id=table_id, seat=seat)
                 )
-                if done.rowcount != 1:  # pragma: no cover - the hold is the ticket's
-                    raise RuntimeError(f"player {p} has no hold for ticket {ticket.ticket_id}")
+                if done.rowcount != 1:
+                    raise Conflict(ticket.ticket_id)
         table = Table(
             table_id=table_id,
             variant=config["variant"],

@@ -23,7 +23,7 @@ from typing import Any
 import grpc
 from sqlalchemy.exc import OperationalError
 
-from services.common import grpc_errors, limits
+from services.common import grpc_errors, limits, metrics
 from services.common import logging as clog
 from services.common.fields import MAX_JSON, limited, rules_error, text
 from services.common.grpc_errors import ServiceError, invalid
@@ -255,6 +255,8 @@ class ReplayServicer:
             self.games.append, game_id, request.expected_seq, list(request.events), request_id
         )
         self.follower.wake(game_id)  # streams of this process need not wait for a poll
+        if not result.replayed:
+            metrics.REPLAY_APPENDS.inc(max(0, result.last_seq - result.first_seq + 1))
         return replay_pb2.AppendEventsResponse(
             first_seq=result.first_seq,
             last_seq=result.last_seq,
@@ -430,7 +432,9 @@ class ReplayServicer:
         self, request: replay_pb2.VerifyGameRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> replay_pb2.VerifyGameResponse:
         game = await self._readable(self._who(context), request.game_id)
-        return verification_message(await self._run(self.games.verify, game.game_id))
+        with metrics.REPLAY_VERIFY.time():
+            verification = await self._run(self.games.verify, game.game_id)
+        return verification_message(verification)
 
     @rpc
     async def AuditEscape(
