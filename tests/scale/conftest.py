@@ -30,6 +30,9 @@ M = matchmaker_pb2
 #: The takeover bound of these tests: a dead instance's lease (CARDROOM_MATCHMAKER_LEASE_S).
 LEASE_S = 2.0
 
+#: A directory for the processes' logs (one file per service and port), to look into a failure.
+LOG_DIR = os.environ.get("CARDROOM_TEST_PROC_LOGS")
+
 pytestmark = pytest.mark.skipif(not PG_URL, reason="needs CARDROOM_TEST_PG_URL")
 
 
@@ -54,12 +57,12 @@ class Proc:
     def start(self) -> Proc:
         cmd = [sys.executable, "-m", "services", self.service, "serve",
                "--port", str(self.port), "--workers", "1", "--grace", "0.5",
-               "--log-level", "warning", *self.args]  # fmt: skip
+               "--log-level", "info" if LOG_DIR else "warning", *self.args]  # fmt: skip
         self.popen = subprocess.Popen(
             cmd,
             env={**os.environ, **self.env},
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stderr=self._log_sink(),
         )
         deadline = time.monotonic() + 30
         while check(self.target, 1.0) != "SERVING":
@@ -67,6 +70,12 @@ class Proc:
             assert time.monotonic() < deadline, f"{self.service} did not start"
             time.sleep(0.1)
         return self
+
+    def _log_sink(self) -> Any:
+        if not LOG_DIR:
+            return subprocess.DEVNULL
+        os.makedirs(LOG_DIR, exist_ok=True)
+        return open(os.path.join(LOG_DIR, f"{self.service}-{self.port}.log"), "ab")
 
     def kill(self) -> None:
         if self.popen is not None and self.popen.poll() is None:

@@ -77,6 +77,21 @@ def all_over(d: Deployment, ids: list[str]) -> bool:
     return all(r.game_no >= 1 and r.state != "playing" for r in rows(d, ids))
 
 
+def wait_all_over(d: Deployment, ids: list[str], timeout: float, what: str) -> None:
+    """Until every game is over; on a timeout, name the tables still playing and where."""
+    try:
+        wait_until(lambda: all_over(d, ids), timeout, what)
+    except AssertionError:
+        now = int(time.time() * 1000)
+        stuck = [
+            f"{r.table_id} seq={r.seq} turn={r.turn} lease_in={r.lease_ms - now}"
+            f" due_in={None if r.due_ms is None else r.due_ms - now}"
+            for r in rows(d, ids)
+            if r.state == "playing"
+        ]
+        raise AssertionError(f"timed out: {what}; still playing: {stuck}") from None
+
+
 def check_games(d: Deployment, ids: list[str], bound: bool = True) -> None:
     """Every table's first game verifies; its table events have no gap; no event waited for
     more than its timer and the takeover bound."""
@@ -115,7 +130,7 @@ def test_sigkill_one_instance_mid_game(deployment: Deployment) -> None:
     ids = start_tables(d, 40)
     mid_game(d, ids)
     d.matchmakers[0].kill()  # SIGKILL: no goodbye, leases and all
-    wait_until(lambda: all_over(d, ids), 180, "every game over on the other instance")
+    wait_all_over(d, ids, 180, "every game over on the other instance")
     check_games(d, ids)
 
 
@@ -127,7 +142,7 @@ def test_a_partitioned_instance_writes_nothing_stale(deployment: Deployment) -> 
     proxy.pause()
     try:
         time.sleep(LEASE_S + 1)
-        wait_until(lambda: all_over(d, ids), 180, "every game over on the other instance")
+        wait_all_over(d, ids, 180, "every game over on the other instance")
     finally:
         proxy.resume()  # it comes back, holding whatever it had in memory
     time.sleep(LEASE_S + 1)  # let it try its stale writes
@@ -147,5 +162,5 @@ def test_everything_restarted_mid_table(deployment: Deployment) -> None:
         p.stop()
     for p in reversed(procs):  # engine, replay, then the matchmakers, on their ports
         p.start()
-    wait_until(lambda: all_over(d, ids), 180, "every game over after the restart")
+    wait_all_over(d, ids, 180, "every game over after the restart")
     check_games(d, ids, bound=False)  # a full restart is no takeover: it takes what it takes
