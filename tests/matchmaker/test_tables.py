@@ -230,6 +230,9 @@ def test_two_humans_a_series_and_a_plain_leave_between_games(cluster: Cluster) -
     again = act_or_ignore(stub, table_id, "alice", engine_pb2.Action(autoplay=True), "auto-alice")
     assert again in ("OK", "NOT_READY")
     wait_for(lambda: len(game_over_ids(stream)) == 1)
+    # The series standing is the event after game_over: the stream's reader may not have
+    # taken it yet when game_over shows.
+    wait_for(lambda: any(e.type == "series" for e in stream.events))
     over = [e for e in stream.events if e.type == "series"][-1]
     assert len(data(over)["totals"]) == 3
     # Between games: bob leaves (a plain leave); a bot takes his seat.
