@@ -54,10 +54,15 @@ _JOKER_OR_BOMB_TIER = 9
 
 
 def _by_rank(hand: Sequence[int]) -> list[list[int]]:
-    by_rank: list[list[int]] = [[] for _ in range(NUM_RANKS)]
+    # One call per auto-play move: the list display and the local lookup are its fast form.
+    by_rank: list[list[int]] = [[], [], [], [], [], [], [], [], [], [], [], [], [], [], []]
+    rank_of = RANK_OF
     for c in sorted(hand):
-        by_rank[RANK_OF[c]].append(c)
+        by_rank[rank_of[c]].append(c)
     return by_rank
+
+
+assert NUM_RANKS == 15  # _by_rank's list display holds one list per rank
 
 
 def _is_bomb_rank(v: Variant, rank: int, count: int) -> bool:
@@ -77,6 +82,11 @@ def _holds_rocket(v: Variant, by_rank: list[list[int]]) -> bool:
 
 def _bombs(v: Variant, by_rank: list[list[int]], last: Pattern | None) -> list[Play]:
     """Every bomb and rocket of the hand that beats ``last``, smallest first."""
+    # Most hands hold neither (a follow that finds no plain play asks every time): say so
+    # before building any size list.  3 is the least count of a bomb rank (an AAA bomb).
+    least = min(3, v.bomb_min) if v.aaa_bomb else v.bomb_min
+    if max(map(len, by_rank[:SUITED_RANKS])) < least and not _holds_rocket(v, by_rank):
+        return []
     out: list[Play] = []
     if Kind.BOMB in v.patterns:
         for r in range(SUITED_RANKS):
