@@ -11,6 +11,11 @@ games: NewGame, ListLegalActions, Apply) flat out, then ``apply`` again paced at
 rate it reached, for the latency at a sustainable load.  Each row has ``name``, ``rps``,
 ``p50_ms``, ``p95_ms``, ``p99_ms``, ``errors``; the apply row also ``ratio_to_baseline``.
 Goal (issue 4): game RPCs ≥ 0.7× the baseline and ≥ 3,000 req/s; p99 < 25 ms at 70%.
+
+Issue 14 measures one engine worker against one load process, with ``history_delta`` on every
+Apply (``run_engine_bench(workers=1, processes=1, history_delta=True)``): the game-call mix as
+a ratio to Ping's rate, and Apply alone as Ping's median latency over Apply's (the same
+concurrency, the same server, the same run), each ≥ 0.7×.
 """
 
 from __future__ import annotations
@@ -56,12 +61,17 @@ def _row(name: str, summary: dict[str, Any]) -> dict[str, Any]:
     apply = summary["methods"].get("Apply")
     if apply:
         row["apply_rps"] = apply["rps"]
+        row["apply_p50_ms"] = apply["p50_ms"]
         row["apply_p99_ms"] = apply["p99_ms"]
     return row
 
 
 def run_engine_bench(
-    duration: float = 5.0, concurrency: int = 32, processes: int = 2, workers: int = 0
+    duration: float = 5.0,
+    concurrency: int = 32,
+    processes: int = 2,
+    workers: int = 0,
+    history_delta: bool = False,
 ) -> list[dict[str, Any]]:
     port = _free_port()
     target = f"127.0.0.1:{port}"
@@ -71,15 +81,26 @@ def run_engine_bench(
     try:
         _wait_healthy(target, proc)
         base = loadtest.run(target, "baseline", concurrency, duration, processes).summary()
-        full = loadtest.run(target, "apply", concurrency, duration, processes).summary()
+        full = loadtest.run(
+            target, "apply", concurrency, duration, processes, history_delta=history_delta
+        ).summary()
         paced = loadtest.run(
-            target, "apply", concurrency, duration, processes, rate=0.7 * full["rps"]
+            target,
+            "apply",
+            concurrency,
+            duration,
+            processes,
+            rate=0.7 * full["rps"],
+            history_delta=history_delta,
         ).summary()
     finally:
         proc.terminate()
         proc.wait(15)
     rows = [_row("engine baseline (Ping)", base), _row("engine apply (games)", full)]
     rows[1]["ratio_to_baseline"] = round(full["rps"] / base["rps"], 3) if base["rps"] else 0.0
+    if rows[1].get("apply_p50_ms"):
+        # Apply alone: Ping's median latency over Apply's, the same concurrency and server.
+        rows[1]["apply_latency_ratio"] = round(base["p50_ms"] / rows[1]["apply_p50_ms"], 3)
     rows.append(_row("engine apply at 70% rate", paced))
     return rows
 
@@ -90,11 +111,18 @@ if __name__ == "__main__":
 
 
 def engine_section(ctx: Any) -> list[Any]:
-    """The ``engine`` section of ``python -m bench``: the rows above as a table."""
+    """The ``engine`` section of ``python -m bench``: the rows above as a table, then issue
+    14's one-worker, one-load-process run with ``history_delta``."""
+    duration = 2.0 if ctx.quick else 5.0
+    tables = [_table(run_engine_bench(duration=duration), duration)]
+    one = run_engine_bench(duration=duration, processes=1, workers=1, history_delta=True)
+    tables.append(_one_worker_table(one, duration))
+    return tables
+
+
+def _table(rows: list[dict[str, Any]], duration: float) -> Any:
     from .common import Table
 
-    duration = 2.0 if ctx.quick else 5.0
-    rows = run_engine_bench(duration=duration)
     table = Table(
         "Engine service: game calls next to the empty-RPC baseline (same server, same run)",
         ["load", "req/s", "p50 ms", "p95 ms", "p99 ms", "Apply req/s", "vs baseline", "errors"],
@@ -119,4 +147,71 @@ def engine_section(ctx: Any) -> list[Any]:
         "Goal: game calls ≥ 0.7× the baseline and ≥ 3,000 req/s; p99 < 25 ms at 70% of the "
         "saturating rate."
     )
-    return [table]
+    return table
+
+
+def _one_worker_table(rows: list[dict[str, Any]], duration: float) -> Any:
+    from .common import Table
+
+    base, mix, paced = rows
+    goal = 0.7
+    mix_ratio = mix["ratio_to_baseline"]
+    apply_ratio = mix.get("apply_latency_ratio", 0.0)
+    table = Table(
+        "Engine service, 1 worker, 1 load process, Apply with history_delta: ratios to Ping",
+        ["load", "req/s", "p50 ms", "p99 ms", "Apply p50 ms", "Apply p99 ms", "vs Ping", "goal"],
+    )
+    table.rows.append(
+        [
+            base["name"],
+            f"{base['rps']:,.0f}",
+            f"{base['p50_ms']:.2f}",
+            f"{base['p99_ms']:.2f}",
+            *("", "", "1.00×", ""),
+        ]
+    )
+    table.rows.append(
+        [
+            "game-call mix (rate)",
+            f"{mix['rps']:,.0f}",
+            f"{mix['p50_ms']:.2f}",
+            f"{mix['p99_ms']:.2f}",
+            f"{mix.get('apply_p50_ms', 0.0):.2f}",
+            f"{mix.get('apply_p99_ms', 0.0):.2f}",
+            f"{mix_ratio:.2f}×",
+            f"≥ {goal}×: {'met' if mix_ratio >= goal else 'NOT met'}",
+        ]
+    )
+    table.rows.append(
+        [
+            "Apply alone (Ping p50 / Apply p50)",
+            f"{mix.get('apply_rps', 0.0):,.0f}",
+            "",
+            "",
+            f"{mix.get('apply_p50_ms', 0.0):.2f}",
+            "",
+            f"{apply_ratio:.2f}×",
+            f"≥ {goal}×: {'met' if apply_ratio >= goal else 'NOT met'}",
+        ]
+    )
+    p99 = paced["p99_ms"]
+    table.rows.append(
+        [
+            "game-call mix at 70% rate",
+            f"{paced['rps']:,.0f}",
+            f"{paced['p50_ms']:.2f}",
+            f"{p99:.2f}",
+            f"{paced.get('apply_p50_ms', 0.0):.2f}",
+            f"{paced.get('apply_p99_ms', 0.0):.2f}",
+            "",
+            f"p99 < 25 ms: {'met' if p99 < 25 else 'NOT met'}",
+        ]
+    )
+    table.notes.append(
+        f"`cardroom engine serve --workers 1` and `cardroom loadtest --processes 1"
+        f" --history-delta` (32 calls in flight, {duration:g} s each), same server, same run.  "
+        "Mix: NewGame, ListLegalActions, Apply calls per second over Ping's.  Apply alone: "
+        "Ping's median latency over Apply's (both with 32 calls in flight).  Errors: "
+        f"{base['errors'] + mix['errors'] + paced['errors']}."
+    )
+    return table

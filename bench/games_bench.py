@@ -45,7 +45,7 @@ RLCARD_GAMES = (150, 20)
 #: Timed chunks (ours and RLCard's alternate chunk by chunk for doudizhu3).
 CHUNKS = (5, 2)
 COMPARED = "doudizhu3"
-GOAL_RATIO = 40.0
+GOAL_RATIO = 100.0  # issue 14 (an earlier issue asked for 40×)
 GOAL_RATE = 1000.0  # doudizhu3 games/s in one process
 WARM_UP = 10  # untimed games per variant before the timed ones
 RLCARD_WARM_UP = 2
@@ -293,8 +293,8 @@ def _rlcard_table(ours: SelfPlay, rl: RLCardRun | None, note: str) -> Table:
         f"Goal: ≥ {GOAL_RATIO:g}× RLCard's games/s measured in this run, i.e. ≥"
         f" {fmt_rate(GOAL_RATIO * rl_rate)} games/s here; ours: {fmt_rate(ours_rate)}"
         f" ({'met' if ratio >= GOAL_RATIO else 'NOT met'}).",
-        f'The issue\'s "about {GOAL_RATE:,.0f} doudizhu3 games/s in one process" is 40× the ~24'
-        " games/s RLCard played",
+        f'An earlier issue\'s "about {GOAL_RATE:,.0f} doudizhu3 games/s in one process" is 40×'
+        " the ~24 games/s RLCard played",
         f"where the issue was written: {'reached' if ours_rate >= GOAL_RATE else 'not reached'}"
         f" here ({fmt_rate(ours_rate)} games/s).",
     ]

@@ -299,6 +299,13 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
                 },
             ),
             (("--json",), {"action": "store_true", "help": "print the result as JSON"}),
+            (
+                ("--history-delta",),
+                {
+                    "action": "store_true",
+                    "help": "Apply returns only what changed (history_delta), not the history",
+                },
+            ),
         ],
     ),
 }

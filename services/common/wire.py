@@ -214,7 +214,15 @@ def action_of(msg: engine_pb2.Action, field: str = "action") -> rules.Action:
 
 
 def action_message(action: rules.Action) -> engine_pb2.Action:
-    msg = engine_pb2.Action(seat=action.seat)
+    msg = engine_pb2.Action()
+    fill_action(msg, action)
+    return msg
+
+
+def fill_action(msg: engine_pb2.Action, action: rules.Action) -> None:
+    """Set an empty Action message to ``action`` (in place: a list of legal actions is built
+    in its response, not copied into it message by message)."""
+    msg.seat = action.seat
     if isinstance(action, rules.Bid):
         msg.bid = action.amount
     elif isinstance(action, rules.Pass):
@@ -230,7 +238,6 @@ def action_message(action: rules.Action) -> engine_pb2.Action:
         msg.autoplay = action.on
     else:
         msg.timeout = True
-    return msg
 
 
 # --------------------------------------------------------------------------- views

@@ -22,10 +22,9 @@ from .rules import (
     RulesError,
     VariantError,
     apply,
-    autoplay_action,
+    autoplay_move,
     new_game,
     replay,
-    seat_view,
     variant,
     write_record,
 )
@@ -87,9 +86,10 @@ def settle_main(args: argparse.Namespace) -> int:
 
 
 def play_out(state: GameState) -> GameState:
-    """Auto-bid and auto-play every seat until the game ends."""
+    """Auto-bid and auto-play every seat until the game ends (the move each seat's view
+    would give, read from the state: nobody reads those views here)."""
     while state.turn is not None:
-        state, _ = apply(state, autoplay_action(seat_view(state, state.turn)))
+        state, _ = apply(state, autoplay_move(state))
     return state
 
 

@@ -3,9 +3,11 @@
 ``--rpc apply`` plays real games: each client task deals a game (NewGame), then lists the
 legal actions of the seat to move and applies a random one, until the game ends, and starts
 over.  ``--rpc baseline`` sends the empty Ping, so the cost of the rules can be read against
-the cost of gRPC itself on the same server in the same run.  Clients run in several processes
-(a Python process is one core), each with ``concurrency / processes`` calls in flight;
-``--rate`` paces them to a total request rate instead of running flat out.
+the cost of gRPC itself on the same server in the same run.  ``--history-delta`` sets
+``history_delta`` on every Apply (the views then carry only that call's actions, as for a
+client that keeps its own history), so Apply's cost does not grow with the game.  Clients run
+in several processes (a Python process is one core), each with ``concurrency / processes``
+calls in flight; ``--rate`` paces them to a total request rate instead of running flat out.
 
 Throughput and latency count successful calls only.  When more than ``--max-error-rate``
 (default 0) of the calls failed, the command says so on stderr and exits 1: a run against a
@@ -98,7 +100,14 @@ def percentiles(values: list[float]) -> dict[str, float]:
 
 
 async def _client(
-    target: str, rpc: str, tasks: int, duration: float, rate: float, variant: str, seed: int
+    target: str,
+    rpc: str,
+    tasks: int,
+    duration: float,
+    rate: float,
+    variant: str,
+    seed: int,
+    history_delta: bool = False,
 ) -> Result:
     import grpc
 
@@ -152,7 +161,11 @@ async def _client(
                         break
                     action = legal.actions[rnd.randrange(len(legal.actions))]
                     answer = await call(
-                        "Apply", stub.Apply, engine_pb2.ApplyRequest(state=state, action=action)
+                        "Apply",
+                        stub.Apply,
+                        engine_pb2.ApplyRequest(
+                            state=state, action=action, history_delta=history_delta
+                        ),
                     )
                     if answer is None:
                         break
@@ -178,8 +191,10 @@ def run(
     processes: int = 2,
     variant: str = "doudizhu3",
     rate: float = 0.0,
+    history_delta: bool = False,
 ) -> Result:
-    """Run the load and return the merged result of every client process."""
+    """Run the load and return the merged result of every client process (``history_delta``:
+    set it on every Apply)."""
     processes = max(1, min(processes, concurrency))
     ctx = multiprocessing.get_context("spawn")
     queue = ctx.Queue()
@@ -190,7 +205,7 @@ def run(
     procs = [
         ctx.Process(
             target=_process_main,
-            args=((target, rpc, n, duration, rate / processes, variant, i), queue),
+            args=((target, rpc, n, duration, rate / processes, variant, i, history_delta), queue),
         )
         for i, n in enumerate(per)
     ]
@@ -267,6 +282,7 @@ def loadtest_main(args: argparse.Namespace) -> int:
             args.processes,
             args.variant,
             args.rate,
+            getattr(args, "history_delta", False),
         )
     except queue.Empty:
         return fail("loadtest", "a client process did not report back", status=1)

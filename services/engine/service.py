@@ -388,9 +388,10 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> engine_pb2.ListLegalActionsResponse:
         state = self._open(request.state, request.HasField("state"))
-        response = engine_pb2.ListLegalActionsResponse(
-            actions=[action_message(a) for a in rules.legal_actions(state)]
-        )
+        response = engine_pb2.ListLegalActionsResponse()
+        add = response.actions.add
+        for a in rules.legal_actions(state):
+            wire.fill_action(add(), a)
         if state.turn is not None:
             response.seat = state.turn
         return response

@@ -49,6 +49,9 @@ def test_a_clean_run_exits_0(server: BackgroundServer, capsys: pytest.CaptureFix
     argv = ["loadtest", "-t", server.target, "-d", "0.5", "-c", "2", "--processes", "1"]
     assert main([*argv, "--rpc", "baseline"]) == 0
     capsys.readouterr()
+    # Games whose Applies ask for only what changed (history_delta) run as cleanly.
+    assert main([*argv, "--history-delta", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["methods"]["Apply"]["requests"] > 0
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,10 @@ from services.engine.rules import (
     Bid,
     Pass,
     PlayCards,
+    apply,
     auto_bid,
+    autoplay_action,
+    autoplay_move,
     choose_play,
     classify,
     format_cards,
@@ -21,6 +24,7 @@ from services.engine.rules import (
     seat_view,
     variant,
 )
+from services.engine.rules.kinds import Kind
 from services.engine.rules.policies import _by_rank, _kicker_cost
 
 from .gamekit import deal, run
@@ -137,3 +141,57 @@ def test_unit_fast_path_agrees_with_the_generator(name: str) -> None:
                 assert got is not None and got.cards == want.cards
             elif got is not None:
                 assert got.pattern.is_bomb
+
+
+@pytest.mark.parametrize("name", ["ddz3", "ddz4", "zsy1", "zsy2"])
+def test_autoplay_move_is_the_views_move(name: str) -> None:
+    """Self-play and timeouts read the move from the state: it is the one the seat's view
+    gives, at every turn of random games (bidding, forced bids, leads, follows, ♠3 leads)."""
+    rng = random.Random(f"move-{name}")
+    for g in range(12):
+        s = new_game(name, seed=f"move-{g}")
+        while s.turn is not None:
+            view = seat_view(s, s.turn)
+            assert autoplay_move(s, "timeout") == autoplay_action(view, "timeout")
+            s, _ = apply(s, rng.choice(view.legal_actions()))
+
+
+@pytest.mark.parametrize("name", ["ddz3", "ddz4", "zsy1", "zsy2"])
+def test_follow_choice_is_the_one_key_minimum(name: str) -> None:
+    """Following a chain, a triple with wings, …: the two-step choice (kicker costs only for
+    the ties) is the least play by the whole key of RULES.md §6, as one ``min`` finds it."""
+    v = variant(name)
+    rng = random.Random(f"follow-{name}")
+    checked = 0
+    for _ in range(300):
+        deck = list(v.deck)
+        rng.shuffle(deck)
+        hand = deck[: rng.randint(5, 20)]
+        leads = [p for p in legal_plays(v, deck[20:40], ()) if p.pattern.kind not in UNITS]
+        if not leads:
+            continue
+        last = rng.choice(leads).pattern
+        if last.is_bomb:
+            continue
+        by_rank = _by_rank(hand)
+        plain = [p for p in legal_plays(v, hand, last) if not p.pattern.is_bomb]
+        got = choose_play(v, hand, last)
+        if not plain:
+            assert got is None or got.pattern.is_bomb
+            continue
+        want = min(
+            plain,
+            key=lambda p: (
+                p.pattern.order,
+                p.pattern.size,
+                p.pattern.kind is Kind.STRAIGHT_FLUSH,
+                _kicker_cost(v, by_rank, p),
+                p.cards,
+            ),
+        )
+        assert got == want
+        checked += 1
+    assert checked > 20
+
+
+UNITS = (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE)

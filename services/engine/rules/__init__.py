@@ -52,7 +52,7 @@ from .game import apply, deal_events, legal_actions, new_game
 from .kinds import Kind, Wings
 from .moves import count_plays, legal_plays
 from .patterns import CORE, Pattern, Play, beats, classify, parse_reading, preferred, readings
-from .policies import auto_bid, autoplay_action, choose_play, hint
+from .policies import auto_bid, autoplay_action, autoplay_move, choose_play, hint
 from .record import Record, ReplayError, initial_state, load_record, replay
 from .room import (
     MAX_SCORE,
@@ -134,6 +134,7 @@ __all__ = [
     "apply",
     "auto_bid",
     "autoplay_action",
+    "autoplay_move",
     "beats",
     "check_room",
     "choose_play",

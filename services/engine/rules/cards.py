@@ -142,7 +142,10 @@ def parse_cards(text: str) -> tuple[Card, ...]:
 def format_cards(cards: Iterable[int], sep: str = "") -> str:
     """The notation of a card list, in the order given: ``format_cards(parse_cards(s))``
     is ``s`` normalised (``10`` as ``T``, upper-case ranks, lower-case suits)."""
-    return sep.join(CARD_NAMES[c] for c in cards)
+    return sep.join(map(_CARD_NAME, cards))  # CARD_NAMES[c] per card; map is the fast form
+
+
+_CARD_NAME: Final = CARD_NAMES.__getitem__
 
 
 def sort_by_rank(cards: Iterable[Card]) -> tuple[Card, ...]:

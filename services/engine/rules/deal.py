@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import struct
 from collections.abc import Iterator
 from typing import Final, NamedTuple
 
@@ -59,6 +60,7 @@ SHUFFLE_DOMAIN: Final = b"cardroom/shuffle/v1"
 COMMITMENT_DOMAIN: Final = b"cardroom/deal-commitment/v1"
 FIRST_BIDDER_DOMAIN: Final = b"cardroom/first-bidder/v1"
 _TWO64: Final = 1 << 64
+_FOUR_U64: Final = struct.Struct(">4Q")
 
 
 class Deal(NamedTuple):
@@ -99,11 +101,10 @@ def _stream(domain: bytes, seed: str) -> Iterator[int]:
         raise ValueError("a seed is a non-empty string")
     prefix = domain + b"\x00" + seed.encode("utf-8")
     sha256 = hashlib.sha256
+    unpack = _FOUR_U64.unpack  # the block's four big-endian 64-bit integers at once
     counter = 0
     while True:
-        block = sha256(prefix + counter.to_bytes(8, "big")).digest()
-        for k in range(0, 32, 8):
-            yield int.from_bytes(block[k : k + 8], "big")
+        yield from unpack(sha256(prefix + counter.to_bytes(8, "big")).digest())
         counter += 1
 
 
@@ -119,9 +120,15 @@ def _below(stream: Iterator[int], n: int) -> int:
 def shuffle(deck: tuple[int, ...], seed: str) -> list[int]:
     """The deck in the order the seed gives (Fisher–Yates, documented above)."""
     out = list(deck)
-    stream = _stream(SHUFFLE_DOMAIN, seed)
+    draw = _stream(SHUFFLE_DOMAIN, seed).__next__
     for i in range(len(out) - 1, 0, -1):
-        j = _below(stream, i + 1)
+        # _below(stream, i + 1), inlined: a new game shuffles once per deal.
+        n = i + 1
+        limit = _TWO64 - _TWO64 % n
+        x = draw()
+        while x >= limit:
+            x = draw()
+        j = x % n
         out[i], out[j] = out[j], out[i]
     return out
 

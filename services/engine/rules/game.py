@@ -57,7 +57,7 @@ from .deal import first_bidder as draw_first_bidder
 from .errors import Reason, RulesError
 from .kinds import Kind
 from .patterns import Play, check_in_deck, classify
-from .policies import autoplay_action
+from .policies import autoplay_move
 from .room import Room
 from .scoring import BombRecord
 from .state import GameState, Phase, Status
@@ -253,7 +253,7 @@ def apply(state: GameState, action: Action) -> tuple[GameState, list[Event]]:
             if state.must_bid(seat):
                 return apply(state, Bid(seat, 1, "timeout"))
             return apply(state, Pass(seat, "timeout"))
-        return apply(state, autoplay_action(seat_view(state, seat), "timeout"))
+        return apply(state, autoplay_move(state, "timeout"))
     phase = state.phase
     if isinstance(action, Bid):
         if phase is not Phase.BIDDING:

@@ -45,7 +45,7 @@ from .errors import Reason, RulesError
 from .kinds import SHAPES, Kind
 from .moves import legal_plays
 from .patterns import Pattern, Play, beats, bomb_pattern, classify, rocket_pattern
-from .state import Phase
+from .state import GameState, Phase
 from .variants import Variant
 from .views import SeatView
 
@@ -54,10 +54,15 @@ _JOKER_OR_BOMB_TIER = 9
 
 
 def _by_rank(hand: Sequence[int]) -> list[list[int]]:
-    by_rank: list[list[int]] = [[] for _ in range(NUM_RANKS)]
+    # One call per auto-play move: the list display and the local lookup are its fast form.
+    by_rank: list[list[int]] = [[], [], [], [], [], [], [], [], [], [], [], [], [], [], []]
+    rank_of = RANK_OF
     for c in sorted(hand):
-        by_rank[RANK_OF[c]].append(c)
+        by_rank[rank_of[c]].append(c)
     return by_rank
+
+
+assert NUM_RANKS == 15  # _by_rank's list display holds one list per rank
 
 
 def _is_bomb_rank(v: Variant, rank: int, count: int) -> bool:
@@ -77,6 +82,11 @@ def _holds_rocket(v: Variant, by_rank: list[list[int]]) -> bool:
 
 def _bombs(v: Variant, by_rank: list[list[int]], last: Pattern | None) -> list[Play]:
     """Every bomb and rocket of the hand that beats ``last``, smallest first."""
+    # Most hands hold neither (a follow that finds no plain play asks every time): say so
+    # before building any size list.  3 is the least count of a bomb rank (an AAA bomb).
+    least = min(3, v.bomb_min) if v.aaa_bomb else v.bomb_min
+    if max(map(len, by_rank[:SUITED_RANKS])) < least and not _holds_rocket(v, by_rank):
+        return []
     out: list[Play] = []
     if Kind.BOMB in v.patterns:
         for r in range(SUITED_RANKS):
@@ -179,16 +189,19 @@ def choose_play(
     elif not last.is_bomb:
         plain = [p for p in legal_plays(v, hand, last) if not p.pattern.is_bomb]
         if plain:
-            return min(
-                plain,
-                key=lambda p: (
-                    p.pattern.order,
-                    p.pattern.size,
-                    p.pattern.kind is Kind.STRAIGHT_FLUSH,
-                    _kicker_cost(v, by_rank, p),
-                    p.cards,
-                ),
-            )
+            # The least of (order, size, straight flush, kicker costs, cards), in two steps:
+            # the kicker costs (the dear part) only for the plays that tie on the first three.
+            # ``min`` keeps the first of equal keys, and the filter keeps the order: the same
+            # play as one ``min`` over the whole key.
+            def head(p: Play) -> tuple[int, int, bool]:
+                pattern = p.pattern
+                return (pattern.order, pattern.size, pattern.kind is Kind.STRAIGHT_FLUSH)
+
+            best = head(min(plain, key=head))
+            tied = [p for p in plain if head(p) == best]
+            if len(tied) == 1:
+                return tied[0]
+            return min(tied, key=lambda p: (_kicker_cost(v, by_rank, p), p.cards))
     if no_bombs:
         return None
     bombs = _bombs(v, by_rank, last)
@@ -214,17 +227,67 @@ def autoplay_action(view: SeatView, by: str | None = "autoplay") -> Action:
     seat = view.seat
     if seat is None or seat != view.turn or view.hand is None:
         raise RulesError(f"seat {seat} is not to move", Reason.NOT_YOUR_TURN)
-    if view.phase is Phase.BIDDING:
-        amount = auto_bid(view.variant, view.hand, view.bid, view.must_bid)
-        return Bid(seat, amount, by) if amount else Pass(seat, by)
-    last = view.last.pattern if view.last is not None else None
-    no_bombs = (
-        view.landlord is not None
-        and seat != view.landlord
-        and view.last_seat is not None
-        and view.last_seat != view.landlord
+    return _auto_move(
+        view.variant,
+        view.phase,
+        seat,
+        view.hand,
+        view.bid,
+        view.must_bid,
+        view.last,
+        view.landlord,
+        view.last_seat,
+        view.must_hold,
+        by,
     )
-    play = choose_play(view.variant, view.hand, last, no_bombs=no_bombs, must_hold=view.must_hold)
+
+
+def autoplay_move(state: GameState, by: str | None = "autoplay") -> Action:
+    """:func:`autoplay_action` of the seat to move, read from the state without building its
+    view: the same fields, the same move (self-play and timeouts make one per action, and
+    nobody reads the view they would build).  Raises ``NOT_YOUR_TURN`` once the game is over."""
+    seat = state.turn
+    if seat is None:
+        raise RulesError("nobody is to move", Reason.NOT_YOUR_TURN)
+    return _auto_move(
+        state.variant,
+        state.phase,
+        seat,
+        state.hands[seat],
+        state.bid,
+        state.forced[seat] and state.bid == 0,  # state.must_bid(seat), inlined
+        state.last,
+        state.landlord,
+        state.last_seat,
+        state.must_hold(),
+        by,
+    )
+
+
+def _auto_move(
+    v: Variant,
+    phase: Phase,
+    seat: int,
+    hand: tuple[int, ...],
+    bid: int,
+    must_bid: bool,
+    last_play: Play | None,
+    landlord: int | None,
+    last_seat: int | None,
+    must_hold: int | None,
+    by: str | None,
+) -> Action:
+    if phase is Phase.BIDDING:
+        amount = auto_bid(v, hand, bid, must_bid)
+        return Bid(seat, amount, by) if amount else Pass(seat, by)
+    last = last_play.pattern if last_play is not None else None
+    no_bombs = (
+        landlord is not None
+        and seat != landlord
+        and last_seat is not None
+        and (last_seat != landlord)
+    )
+    play = choose_play(v, hand, last, no_bombs=no_bombs, must_hold=must_hold)
     if play is None:
         return Pass(seat, by)
     return PlayCards(seat, play.cards, None, by)
