@@ -6,8 +6,9 @@ happened, so what it shows is exactly what the seat may see.
 
 Keys (also buttons):  type ranks to select (``33344``, ``T`` or ``10``, ``BJ``, ``RJ``; ``A``
 with shift for an ace, since ``a`` is auto-play), ←/→ (Home/End) and space, or click a card;
-Enter plays the selection, ``p`` passes, Esc clears, Backspace unselects the last typed card;  ``h``
-shows the hint (the same one again this turn);  ``a`` auto-play on/off;  ``s`` sorts by rank
+Enter plays the selection (cards that read as several patterns ask which one is meant: ``1``
+… ``9``), ``p`` passes, Esc clears, Backspace unselects the last typed card;  ``h`` shows the
+hint (the same one again this turn);  ``a`` auto-play on/off;  ``s`` sorts by rank
 or by count;  bidding ``1`` ``2`` ``3``, ``0`` or ``p`` no bid;  ``w`` shows the hand (ddz4);
 ``n`` ready for the next game;  ``l`` leaves (mid-game it asks first and names the escape
 penalty);  Ctrl+Q quits without leaving (``cardroom play --resume`` rejoins the seat within
@@ -22,7 +23,7 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -39,7 +40,7 @@ from services.engine import rules
 from . import render
 from .session import Refused, Session, SessionClosed, Snapshot, default_target
 
-CELL = 4  # columns per card in the hand
+CELL = 5  # columns per card in the hand: a bracket each side of the widest label (10♥)
 RANK_KEYS = {
     **{str(d): str(d) for d in range(3, 10)},
     "t": "T", "T": "T", "j": "J", "J": "J", "q": "Q", "Q": "Q",
@@ -49,7 +50,8 @@ PREFIX_KEYS = {"1": "0", "b": "j", "B": "j", "r": "j", "R": "j"}
 
 
 class HandView(Static):
-    """The seat's hand, one cell per card; selected cards in reverse, the cursor underlined."""
+    """The seat's hand, one cell per card; selected cards in brackets and in reverse (the
+    brackets so that a selection reads on a monochrome terminal too), the cursor underlined."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
@@ -74,12 +76,15 @@ class HandView(Static):
             if i and i % per == 0:
                 out.append("\n")
             style = render.card_style(c)
-            if i in self.selected:
+            chosen = i in self.selected
+            if chosen:
                 style += " reverse"
             if i == self.cursor:
                 style += " underline"
-            out.append(f"{render.card_label(c):<3}", style=style)
-            out.append(" ")
+            label = render.card_label(c)
+            cell = f"[{label}]" if chosen else f" {label} "
+            out.append(cell, style=style)
+            out.append(" " * (CELL - len(cell)))
         self.update(out if self.cards else Text("(no cards)", style="dim"))
 
     def selected_cards(self) -> list[int]:
@@ -150,6 +155,38 @@ class ConfirmLeave(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
+class ChooseReading(ModalScreen[str | None]):
+    """The selected cards read as several patterns (RULES.md §3): ask which one is meant.
+    Keys 1–9 (or a click) choose, Esc goes back to the hand without playing."""
+
+    def __init__(self, cards: str, readings: list[str]) -> None:
+        super().__init__()
+        self.cards = cards
+        self.readings = readings
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="choose"):
+            yield Static(f"{self.cards} can be played as:", id="choose-title")
+            for i, reading in enumerate(self.readings):
+                button = Button(f"{i + 1}  {render.pattern_name(reading)}", id=f"r-{i}",
+                                compact=True)  # fmt: skip
+                button.can_focus = False
+                yield button
+            yield Static("1–9 chooses the reading · Esc goes back")
+
+    def on_key(self, event: events.Key) -> None:
+        ch = event.character or ""
+        if ch.isdigit() and 1 <= int(ch) <= len(self.readings):
+            event.stop()
+            self.dismiss(self.readings[int(ch) - 1])
+        elif event.key == "escape":
+            event.stop()
+            self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(self.readings[int((event.button.id or "r-0").removeprefix("r-"))])
+
+
 class PlayApp(App[int]):
     TITLE = "cardroom"
     CSS = """
@@ -161,7 +198,10 @@ class PlayApp(App[int]):
     #buttons Button { min-width: 8; margin: 0 1 0 0; }
     #settlement { height: auto; border: double $success; padding: 0 1; display: none; }
     #log { height: 1fr; min-height: 4; border: round $panel; }
-    ConfirmLeave { align: center middle; }
+    ConfirmLeave, ChooseReading { align: center middle; }
+    #choose { width: 70%; height: auto; border: thick $accent; background: $surface;
+              padding: 1 2; }
+    #choose Button { width: 100%; margin: 0 0 1 0; }
     #confirm { width: 80%; height: auto; border: thick $error; background: $surface;
                padding: 1 2; }
     #confirm Horizontal { height: auto; }
@@ -439,7 +479,9 @@ class PlayApp(App[int]):
             lines.append("to beat: nothing — the seat to move leads\n")
         if view.turn is not None and not view.over:
             who = "you" if view.to_move else render.seat_name(self.players, view.turn)
-            lines.append(f"turn: {who}{self._countdown()}\n", style="bold" if view.to_move else "")
+            label = "bid" if view.phase is rules.Phase.BIDDING else "turn"
+            lines.append(f"{label}: {who}{self._countdown()}\n",
+                         style="bold" if view.to_move else "")  # fmt: skip
         if view.bottom:
             lines.append("bottom: ")
             lines.append_text(render.cards_text(view.bottom))
@@ -600,7 +642,23 @@ class PlayApp(App[int]):
             self.query_one("#hand", HandView).selected = []
             self._say("")
 
-        self._work(lambda: self.session.play(text), done)
+        def send(reading: str | None) -> None:
+            if reading is None:
+                self._say("not played: choose a reading, or change the selection")
+                return
+            self._work(lambda: self.session.play(text, reading), done)
+
+        choices = play_readings(view, cards)
+        hint = self.hint_action
+        turn = (self.snap.message.game_id if self.snap else "", len(view.history))
+        if (len(choices) > 1 and hint is not None and self.hint_key == turn
+                and hint.WhichOneof("kind") == "play" and hint.play.reading in choices
+                and sorted(rules.parse_cards(hint.play.cards)) == sorted(cards)):  # fmt: skip
+            send(hint.play.reading)  # the hint this turn named its reading: play it as shown
+        elif len(choices) > 1:
+            self.push_screen(ChooseReading(render.cards_plain(cards), choices), send)
+        else:
+            send("")
 
     def do_pass(self) -> None:
         self._work(self.session.pass_, self._after_act)
@@ -650,7 +708,10 @@ class PlayApp(App[int]):
         if kind == "play":
             cards = rules.parse_cards(action.play.cards)
             self.query_one("#hand", HandView).select_cards(tuple(cards))
-            self._say(f"hint: {render.cards_plain(cards)} — press Enter to play it")
+            view, named = self.view, ""
+            if action.play.reading and view is not None and len(play_readings(view, cards)) > 1:
+                named = f" as {render.pattern_name(action.play.reading)}"  # it reads several ways
+            self._say(f"hint: {render.cards_plain(cards)}{named} — press Enter to play it")
         elif kind == "bid":
             self._say(f"hint: bid {action.bid} — press Enter or {action.bid}")
         elif kind == "pass":
@@ -683,6 +744,21 @@ class PlayApp(App[int]):
         self._say("you left the table (escape); the settlement is below — Ctrl+Q quits")
         self.snap = snap
         self._render_settlement()
+
+
+def play_readings(view: rules.SeatView, cards: Sequence[int]) -> list[str]:
+    """The readings the seat may mean by playing ``cards`` now (``kind:RANK``): every reading
+    on a lead, those that beat the play on the table on a follow.  More than one and the
+    player names one (RULES.md §3: it decides what the next seat must beat); none and the
+    engine's refusal says why."""
+    try:
+        found = rules.readings(view.variant, cards)
+    except rules.RulesError:
+        return []
+    if view.last is not None:
+        last = view.last.pattern
+        found = [p for p in found if rules.beats(p, last)]
+    return [p.reading for p in found]
 
 
 def common_cause(cause: int) -> str:
