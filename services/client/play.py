@@ -472,7 +472,7 @@ class PlayApp(App[int]):
         lines.append("\n")
         if view.last is not None:
             lines.append("to beat: ")
-            lines.append_text(render.cards_text(view.last.cards))
+            lines.append_text(render.cards_text(render.play_order(view.last.cards)))
             lines.append(f"  — {render.pattern_name(view.last.pattern.reading)}"
                          f"  by {render.seat_name(self.players, view.last_seat)}\n")  # fmt: skip
         elif not view.over and view.phase is not rules.Phase.BIDDING:
@@ -524,7 +524,8 @@ class PlayApp(App[int]):
         info = self.player_info
         if info is not None:
             for t in info.totals:
-                lines.append(f"Your running total ({t.family}): {t.total:+d} in {t.games} games")
+                games = f"{t.games} game" + ("" if t.games == 1 else "s")
+                lines.append(f"Your running total ({t.family}): {t.total:+d} in {games}")
             title = render.title_text(info.title) if info.HasField("title") else ""
             if title and self.variant.startswith(("zhengshangyou", "zsy")):
                 lines.append(f"Title 称号: {title}")
@@ -781,9 +782,12 @@ def table_event_text(kind: str, data: dict[str, Any], players: list[str]) -> str
     if kind == "player_left":
         return f"{who} {data.get('player_id', '')} left ({data.get('why', '')})"
     if kind == "game_over":
-        return f"game over: scores {data.get('scores')}"
+        return f"scores: {render.by_seat(data.get('scores'), players)}"
     if kind == "series":
-        return f"series after {data.get('games')} games: totals {data.get('totals')}"
+        games = data.get("games")
+        plural = "" if games == 1 else "s"
+        totals = render.by_seat(data.get("totals"), players)
+        return f"series after {games} game{plural}: totals {totals}"
     if kind == "table_closed":
         return "the table closed"
     return f"{kind} {data}"

@@ -128,7 +128,7 @@ def step_text(game: StoredGame, i: int) -> Text:
         out.append("\n")
     if state.last is not None:
         out.append("to beat: ")
-        out.append_text(render.cards_text(state.last.cards))
+        out.append_text(render.cards_text(render.play_order(state.last.cards)))
         out.append(f" — {render.pattern_name(state.last.pattern.reading)} by "
                    f"{render.seat_name(game.players, state.last_seat)}\n")  # fmt: skip
     bottom_seen = state.landlord is not None and (
