@@ -300,7 +300,7 @@ def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
 
 
 def test_an_ambiguous_lead_asks_which_reading(
-    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """Cards that read as two patterns: the play screen asks which one, and Act sends it."""
     import types
@@ -325,7 +325,9 @@ def test_an_ambiguous_lead_asks_which_reading(
             # Esc in the chooser goes back to the hand, nothing played.
             await pilot.press("enter")
             await until(pilot, lambda: isinstance(app.screen, ChooseReading))
-            text = screen_text(app.export_screenshot())
+            svg = app.export_screenshot()
+            (tmp_path / "chooser.svg").write_text(svg)  # kept for a look (pytest's tmp dir)
+            text = screen_text(svg)
             assert "1  plane + two-card wings 飞机带二, 4" in text
             assert "2  plane + two-card wings 飞机带二, 5" in text
             await pilot.press("escape")
