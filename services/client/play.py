@@ -30,6 +30,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, RichLog, Static
 
@@ -159,17 +160,20 @@ class ChooseReading(ModalScreen[str | None]):
     """The selected cards read as several patterns (RULES.md §3): ask which one is meant.
     Keys 1–9 (or a click) choose, Esc goes back to the hand without playing."""
 
-    def __init__(self, cards: str, readings: list[str]) -> None:
+    def __init__(self, cards: Sequence[int], readings: list[str]) -> None:
         super().__init__()
-        self.cards = cards
+        self.cards = list(cards)
         self.readings = readings
 
     def compose(self) -> ComposeResult:
         with Vertical(id="choose"):
-            yield Static(f"{self.cards} can be played as:", id="choose-title")
+            yield Static(f"{render.cards_plain(self.cards)} can be played as:", id="choose-title")
             for i, reading in enumerate(self.readings):
-                button = Button(f"{i + 1}  {render.pattern_name(reading)}", id=f"r-{i}",
-                                compact=True)  # fmt: skip
+                label = f"{i + 1}  {render.pattern_name(reading)}"
+                parts = render.reading_parts(self.cards, reading)
+                if parts is not None:  # which cards are the body and which the kickers
+                    label += f": {render.cards_plain(parts[0])} + {render.cards_plain(parts[1])}"
+                button = Button(label, id=f"r-{i}", compact=True)
                 button.can_focus = False
                 yield button
             yield Static("1–9 chooses the reading · Esc goes back")
@@ -266,8 +270,17 @@ class PlayApp(App[int]):
         """Run ``fn`` on the UI thread; nothing once the app is stopping."""
         if self._stopping:
             return
+
+        def guarded() -> None:
+            # A call that a worker posted just before the app began to exit finds the screen
+            # taken down (NoMatches): there is nothing left to show it on.
+            if self._stopping:
+                return
+            with contextlib.suppress(NoMatches):
+                fn(*args)
+
         with contextlib.suppress(RuntimeError):
-            self.call_from_thread(fn, *args)
+            self.call_from_thread(guarded)
 
     def _run(self) -> None:
         s = self.session
@@ -657,7 +670,7 @@ class PlayApp(App[int]):
                 and sorted(rules.parse_cards(hint.play.cards)) == sorted(cards)):  # fmt: skip
             send(hint.play.reading)  # the hint this turn named its reading: play it as shown
         elif len(choices) > 1:
-            self.push_screen(ChooseReading(render.cards_plain(cards), choices), send)
+            self.push_screen(ChooseReading(cards, choices), send)
         else:
             send("")
 
@@ -732,7 +745,7 @@ class PlayApp(App[int]):
         playing = (self.snap is not None and self.snap.message.state == M.TABLE_STATE_PLAYING
                    and view is not None and not view.over)  # fmt: skip
         if not playing:
-            self._work(self.session.leave, lambda _snap: self.exit(0))
+            self._work(self.session.leave, lambda _snap: self._exit_after_leave())
             return
 
         def answered(leave: bool | None) -> None:
@@ -740,6 +753,10 @@ class PlayApp(App[int]):
                 self._work(self.session.leave, self._left)
 
         self.push_screen(ConfirmLeave(render.escape_warning(view)), answered)
+
+    def _exit_after_leave(self) -> None:
+        self._stopping = True  # the workers' late answers have no screen to go to
+        self.exit(0)
 
     def _left(self, snap: Snapshot) -> None:
         self._say("you left the table (escape); the settlement is below — Ctrl+Q quits")

@@ -91,6 +91,34 @@ def play_order(cards: Iterable[int]) -> list[int]:
     return sorted(cards, key=lambda c: (-counts[rules.cards.RANK_OF[c]], c))
 
 
+def reading_parts(cards: Sequence[int], reading: str) -> tuple[list[int], list[int]] | None:
+    """The body and the kickers of ``cards`` read as ``reading`` (``plane_two:5`` of
+    333444555+7: 444555 and 3337), to tell a chooser's readings apart; None for a reading
+    without kickers, or one this cannot split (a zhengshangyou2 chain read low)."""
+    from services.engine.rules.kinds import SHAPES
+
+    try:
+        kind, rank = rules.parse_reading(reading)
+    except rules.RulesError:
+        return None
+    shape = SHAPES.get(kind)
+    if shape is None or shape.wings is rules.Wings.NONE:
+        return None
+    per_rank = shape.unit + shape.wing_count * (2 if shape.wings is rules.Wings.PAIRS else 1)
+    length = len(cards) // per_rank
+    if length < 1 or length * per_rank != len(cards):
+        return None
+    body: list[int] = []
+    rest = sorted(cards)
+    for r in range(rank - length + 1, rank + 1):
+        mine = [c for c in rest if rules.cards.RANK_OF[c] == r][: shape.unit]
+        if len(mine) < shape.unit:
+            return None
+        body += mine
+        rest = [c for c in rest if c not in mine]
+    return body, rest
+
+
 def by_seat(values: Any, players: Sequence[str] = ()) -> str:
     """Per-seat figures (``[-6, 12, -6]``) with the seats' names."""
     if not isinstance(values, list):

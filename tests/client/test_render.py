@@ -25,3 +25,13 @@ def test_scores_and_totals_name_the_seats() -> None:
     assert table_event_text("series", {"games": 1, "totals": [1, 0, -1]}, players).startswith(
         "series after 1 game: totals seat 0 ann +1"
     )
+
+
+def test_a_reading_splits_into_body_and_kickers() -> None:
+    cards = rules.parse_cards("3s3c3d4h4c4d5s5c5d7c")
+    four = render.reading_parts(cards, "plane_two:4")
+    five = render.reading_parts(cards, "plane_two:5")
+    assert four is not None and five is not None
+    assert render.cards_plain(four[0]) == "3♠ 3♣ 3♦ 4♥ 4♣ 4♦"
+    assert render.cards_plain(five[1]) == "3♠ 3♣ 3♦ 7♣"
+    assert render.reading_parts(cards[:3], "triple:3") is None
