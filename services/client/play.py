@@ -203,7 +203,7 @@ class PlayApp(App[int]):
     #settlement { height: auto; border: double $success; padding: 0 1; display: none; }
     #log { height: 1fr; min-height: 4; border: round $panel; }
     ConfirmLeave, ChooseReading { align: center middle; }
-    #choose { width: 70%; height: auto; border: thick $accent; background: $surface;
+    #choose { width: 90%; height: auto; border: thick $accent; background: $surface;
               padding: 1 2; }
     #choose Button { width: 100%; margin: 0 0 1 0; }
     #confirm { width: 80%; height: auto; border: thick $error; background: $surface;
