@@ -6,8 +6,9 @@ happened, so what it shows is exactly what the seat may see.
 
 Keys (also buttons):  type ranks to select (``33344``, ``T`` or ``10``, ``BJ``, ``RJ``; ``A``
 with shift for an ace, since ``a`` is auto-play), ←/→ (Home/End) and space, or click a card;
-Enter plays the selection, ``p`` passes, Esc clears, Backspace unselects the last typed card;  ``h``
-shows the hint (the same one again this turn);  ``a`` auto-play on/off;  ``s`` sorts by rank
+Enter plays the selection (cards that read as several patterns ask which one is meant: ``1``
+… ``9``), ``p`` passes, Esc clears, Backspace unselects the last typed card;  ``h`` shows the
+hint (the same one again this turn);  ``a`` auto-play on/off;  ``s`` sorts by rank
 or by count;  bidding ``1`` ``2`` ``3``, ``0`` or ``p`` no bid;  ``w`` shows the hand (ddz4);
 ``n`` ready for the next game;  ``l`` leaves (mid-game it asks first and names the escape
 penalty);  Ctrl+Q quits without leaving (``cardroom play --resume`` rejoins the seat within
@@ -22,13 +23,14 @@ import json
 import threading
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, RichLog, Static
 
@@ -39,7 +41,7 @@ from services.engine import rules
 from . import render
 from .session import Refused, Session, SessionClosed, Snapshot, default_target
 
-CELL = 4  # columns per card in the hand
+CELL = 5  # columns per card in the hand: a bracket each side of the widest label (10♥)
 RANK_KEYS = {
     **{str(d): str(d) for d in range(3, 10)},
     "t": "T", "T": "T", "j": "J", "J": "J", "q": "Q", "Q": "Q",
@@ -49,7 +51,8 @@ PREFIX_KEYS = {"1": "0", "b": "j", "B": "j", "r": "j", "R": "j"}
 
 
 class HandView(Static):
-    """The seat's hand, one cell per card; selected cards in reverse, the cursor underlined."""
+    """The seat's hand, one cell per card; selected cards in brackets and in reverse (the
+    brackets so that a selection reads on a monochrome terminal too), the cursor underlined."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
@@ -74,12 +77,15 @@ class HandView(Static):
             if i and i % per == 0:
                 out.append("\n")
             style = render.card_style(c)
-            if i in self.selected:
+            chosen = i in self.selected
+            if chosen:
                 style += " reverse"
             if i == self.cursor:
                 style += " underline"
-            out.append(f"{render.card_label(c):<3}", style=style)
-            out.append(" ")
+            label = render.card_label(c)
+            cell = f"[{label}]" if chosen else f" {label} "
+            out.append(cell, style=style)
+            out.append(" " * (CELL - len(cell)))
         self.update(out if self.cards else Text("(no cards)", style="dim"))
 
     def selected_cards(self) -> list[int]:
@@ -150,6 +156,41 @@ class ConfirmLeave(ModalScreen[bool]):
         self.dismiss(event.button.id == "yes")
 
 
+class ChooseReading(ModalScreen[str | None]):
+    """The selected cards read as several patterns (RULES.md §3): ask which one is meant.
+    Keys 1–9 (or a click) choose, Esc goes back to the hand without playing."""
+
+    def __init__(self, cards: Sequence[int], readings: list[str]) -> None:
+        super().__init__()
+        self.cards = list(cards)
+        self.readings = readings
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="choose"):
+            yield Static(f"{render.cards_plain(self.cards)} can be played as:", id="choose-title")
+            for i, reading in enumerate(self.readings):
+                label = f"{i + 1}  {render.pattern_name(reading)}"
+                parts = render.reading_parts(self.cards, reading)
+                if parts is not None:  # which cards are the body and which the kickers
+                    label += f": {render.cards_plain(parts[0])} + {render.cards_plain(parts[1])}"
+                button = Button(label, id=f"r-{i}", compact=True)
+                button.can_focus = False
+                yield button
+            yield Static("1–9 chooses the reading · Esc goes back")
+
+    def on_key(self, event: events.Key) -> None:
+        ch = event.character or ""
+        if ch.isdigit() and 1 <= int(ch) <= len(self.readings):
+            event.stop()
+            self.dismiss(self.readings[int(ch) - 1])
+        elif event.key == "escape":
+            event.stop()
+            self.dismiss(None)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(self.readings[int((event.button.id or "r-0").removeprefix("r-"))])
+
+
 class PlayApp(App[int]):
     TITLE = "cardroom"
     CSS = """
@@ -161,7 +202,10 @@ class PlayApp(App[int]):
     #buttons Button { min-width: 8; margin: 0 1 0 0; }
     #settlement { height: auto; border: double $success; padding: 0 1; display: none; }
     #log { height: 1fr; min-height: 4; border: round $panel; }
-    ConfirmLeave { align: center middle; }
+    ConfirmLeave, ChooseReading { align: center middle; }
+    #choose { width: 90%; height: auto; border: thick $accent; background: $surface;
+              padding: 1 2; }
+    #choose Button { width: 100%; margin: 0 0 1 0; }
     #confirm { width: 80%; height: auto; border: thick $error; background: $surface;
                padding: 1 2; }
     #confirm Horizontal { height: auto; }
@@ -226,8 +270,17 @@ class PlayApp(App[int]):
         """Run ``fn`` on the UI thread; nothing once the app is stopping."""
         if self._stopping:
             return
+
+        def guarded() -> None:
+            # A call that a worker posted just before the app began to exit finds the screen
+            # taken down (NoMatches): there is nothing left to show it on.
+            if self._stopping:
+                return
+            with contextlib.suppress(NoMatches):
+                fn(*args)
+
         with contextlib.suppress(RuntimeError):
-            self.call_from_thread(fn, *args)
+            self.call_from_thread(guarded)
 
     def _run(self) -> None:
         s = self.session
@@ -432,14 +485,16 @@ class PlayApp(App[int]):
         lines.append("\n")
         if view.last is not None:
             lines.append("to beat: ")
-            lines.append_text(render.cards_text(view.last.cards))
+            lines.append_text(render.cards_text(render.play_order(view.last.cards)))
             lines.append(f"  — {render.pattern_name(view.last.pattern.reading)}"
                          f"  by {render.seat_name(self.players, view.last_seat)}\n")  # fmt: skip
         elif not view.over and view.phase is not rules.Phase.BIDDING:
             lines.append("to beat: nothing — the seat to move leads\n")
         if view.turn is not None and not view.over:
             who = "you" if view.to_move else render.seat_name(self.players, view.turn)
-            lines.append(f"turn: {who}{self._countdown()}\n", style="bold" if view.to_move else "")
+            label = "bid" if view.phase is rules.Phase.BIDDING else "turn"
+            lines.append(f"{label}: {who}{self._countdown()}\n",
+                         style="bold" if view.to_move else "")  # fmt: skip
         if view.bottom:
             lines.append("bottom: ")
             lines.append_text(render.cards_text(view.bottom))
@@ -482,7 +537,8 @@ class PlayApp(App[int]):
         info = self.player_info
         if info is not None:
             for t in info.totals:
-                lines.append(f"Your running total ({t.family}): {t.total:+d} in {t.games} games")
+                games = f"{t.games} game" + ("" if t.games == 1 else "s")
+                lines.append(f"Your running total ({t.family}): {t.total:+d} in {games}")
             title = render.title_text(info.title) if info.HasField("title") else ""
             if title and self.variant.startswith(("zhengshangyou", "zsy")):
                 lines.append(f"Title 称号: {title}")
@@ -600,7 +656,23 @@ class PlayApp(App[int]):
             self.query_one("#hand", HandView).selected = []
             self._say("")
 
-        self._work(lambda: self.session.play(text), done)
+        def send(reading: str | None) -> None:
+            if reading is None:
+                self._say("not played: choose a reading, or change the selection")
+                return
+            self._work(lambda: self.session.play(text, reading), done)
+
+        choices = play_readings(view, cards)
+        hint = self.hint_action
+        turn = (self.snap.message.game_id if self.snap else "", len(view.history))
+        if (len(choices) > 1 and hint is not None and self.hint_key == turn
+                and hint.WhichOneof("kind") == "play" and hint.play.reading in choices
+                and sorted(rules.parse_cards(hint.play.cards)) == sorted(cards)):  # fmt: skip
+            send(hint.play.reading)  # the hint this turn named its reading: play it as shown
+        elif len(choices) > 1:
+            self.push_screen(ChooseReading(cards, choices), send)
+        else:
+            send("")
 
     def do_pass(self) -> None:
         self._work(self.session.pass_, self._after_act)
@@ -650,7 +722,10 @@ class PlayApp(App[int]):
         if kind == "play":
             cards = rules.parse_cards(action.play.cards)
             self.query_one("#hand", HandView).select_cards(tuple(cards))
-            self._say(f"hint: {render.cards_plain(cards)} — press Enter to play it")
+            view, named = self.view, ""
+            if action.play.reading and view is not None and len(play_readings(view, cards)) > 1:
+                named = f" as {render.pattern_name(action.play.reading)}"  # it reads several ways
+            self._say(f"hint: {render.cards_plain(cards)}{named} — press Enter to play it")
         elif kind == "bid":
             self._say(f"hint: bid {action.bid} — press Enter or {action.bid}")
         elif kind == "pass":
@@ -670,7 +745,7 @@ class PlayApp(App[int]):
         playing = (self.snap is not None and self.snap.message.state == M.TABLE_STATE_PLAYING
                    and view is not None and not view.over)  # fmt: skip
         if not playing:
-            self._work(self.session.leave, lambda _snap: self.exit(0))
+            self._work(self.session.leave, lambda _snap: self._exit_after_leave())
             return
 
         def answered(leave: bool | None) -> None:
@@ -679,10 +754,29 @@ class PlayApp(App[int]):
 
         self.push_screen(ConfirmLeave(render.escape_warning(view)), answered)
 
+    def _exit_after_leave(self) -> None:
+        self._stopping = True  # the workers' late answers have no screen to go to
+        self.exit(0)
+
     def _left(self, snap: Snapshot) -> None:
         self._say("you left the table (escape); the settlement is below — Ctrl+Q quits")
         self.snap = snap
         self._render_settlement()
+
+
+def play_readings(view: rules.SeatView, cards: Sequence[int]) -> list[str]:
+    """The readings the seat may mean by playing ``cards`` now (``kind:RANK``): every reading
+    on a lead, those that beat the play on the table on a follow.  More than one and the
+    player names one (RULES.md §3: it decides what the next seat must beat); none and the
+    engine's refusal says why."""
+    try:
+        found = rules.readings(view.variant, cards)
+    except rules.RulesError:
+        return []
+    if view.last is not None:
+        last = view.last.pattern
+        found = [p for p in found if rules.beats(p, last)]
+    return [p.reading for p in found]
 
 
 def common_cause(cause: int) -> str:
@@ -705,9 +799,12 @@ def table_event_text(kind: str, data: dict[str, Any], players: list[str]) -> str
     if kind == "player_left":
         return f"{who} {data.get('player_id', '')} left ({data.get('why', '')})"
     if kind == "game_over":
-        return f"game over: scores {data.get('scores')}"
+        return f"scores: {render.by_seat(data.get('scores'), players)}"
     if kind == "series":
-        return f"series after {data.get('games')} games: totals {data.get('totals')}"
+        games = data.get("games")
+        plural = "" if games == 1 else "s"
+        totals = render.by_seat(data.get("totals"), players)
+        return f"series after {games} game{plural}: totals {totals}"
     if kind == "table_closed":
         return "the table closed"
     return f"{kind} {data}"

@@ -81,6 +81,52 @@ def cards_plain(cards: Iterable[int], sep: str = " ") -> str:
     return sep.join(card_label(c) for c in cards)
 
 
+def play_order(cards: Iterable[int]) -> list[int]:
+    """A play's cards body first: the ranks it holds most of first (a triple before its
+    kicker, ``9♠ 9♣ 9♦ 3♦``), then by rank; a chain stays in rank order."""
+    cards = list(cards)
+    counts: dict[int, int] = {}
+    for c in cards:
+        counts[rules.cards.RANK_OF[c]] = counts.get(rules.cards.RANK_OF[c], 0) + 1
+    return sorted(cards, key=lambda c: (-counts[rules.cards.RANK_OF[c]], c))
+
+
+def reading_parts(cards: Sequence[int], reading: str) -> tuple[list[int], list[int]] | None:
+    """The body and the kickers of ``cards`` read as ``reading`` (``plane_two:5`` of
+    333444555+7: 444555 and 3337), to tell a chooser's readings apart; None for a reading
+    without kickers, or one this cannot split (a zhengshangyou2 chain read low)."""
+    from services.engine.rules.kinds import SHAPES
+
+    try:
+        kind, rank = rules.parse_reading(reading)
+    except rules.RulesError:
+        return None
+    shape = SHAPES.get(kind)
+    if shape is None or shape.wings is rules.Wings.NONE:
+        return None
+    per_rank = shape.unit + shape.wing_count * (2 if shape.wings is rules.Wings.PAIRS else 1)
+    length = len(cards) // per_rank
+    if length < 1 or length * per_rank != len(cards):
+        return None
+    body: list[int] = []
+    rest = sorted(cards)
+    for r in range(rank - length + 1, rank + 1):
+        mine = [c for c in rest if rules.cards.RANK_OF[c] == r][: shape.unit]
+        if len(mine) < shape.unit:
+            return None
+        body += mine
+        rest = [c for c in rest if c not in mine]
+    return body, rest
+
+
+def by_seat(values: Any, players: Sequence[str] = ()) -> str:
+    """Per-seat figures (``[-6, 12, -6]``) with the seats' names."""
+    if not isinstance(values, list):
+        return str(values)
+    return ", ".join(f"{seat_name(players, i)} {v:+d}" if isinstance(v, int) else
+                     f"{seat_name(players, i)} {v}" for i, v in enumerate(values))  # fmt: skip
+
+
 def notation_plain(text: str | None) -> str:
     """Card notation (``3s3hBJ``) with suit symbols (``3♠ 3♥ BJ``)."""
     return cards_plain(rules.parse_cards(text or ""))
@@ -92,6 +138,8 @@ def pattern_name(reading: str | None) -> str:
         return ""
     kind, _sep, rank = reading.partition(":")
     words = KIND_NAMES.get(kind, kind.replace("_", " "))
+    if kind == "rocket":
+        return words  # all the jokers: a key rank says nothing more
     return f"{words}, {'10' if rank == 'T' else rank}" if rank else words
 
 
@@ -146,7 +194,8 @@ def event_text(event_type: str, data: Mapping[str, Any], players: Sequence[str] 
         if isinstance(reading, Mapping):
             reading = reading.get("reading", "")
         name = pattern_name(str(reading)) if reading else ""
-        return f"{who} plays {notation_plain(cards)}" + (f" — {name}" if name else "")
+        shown = cards_plain(play_order(rules.parse_cards(cards or "")))
+        return f"{who} plays {shown}" + (f" — {name}" if name else "")
     if event_type == "landlord":
         return f"{who} is the landlord (bid {data.get('bid', '?')})"
     if event_type == "bottom":

@@ -261,8 +261,10 @@ class Session:
         response: M.ActResponse = self._call("Act", request)
         return response
 
-    def play(self, cards: str) -> M.ActResponse:
-        return self.act(engine_pb2.Action(play=engine_pb2.PlayCards(cards=cards)))
+    def play(self, cards: str, reading: str = "") -> M.ActResponse:
+        """Play ``cards``; ``reading`` (``kind:RANK``) names the pattern meant when the cards
+        read several ways, else the engine takes RULES.md §3's default."""
+        return self.act(engine_pb2.Action(play=engine_pb2.PlayCards(cards=cards, reading=reading)))
 
     def pass_(self) -> M.ActResponse:
         action = engine_pb2.Action()

@@ -3,10 +3,11 @@ service, event by event — how a disputed game is looked at.
 
 It reads the game (GetGame), its events (StreamEvents; with ``--seat`` only what that seat
 saw) and its record (ExportGame), and re-derives each step's hands with the rules library from
-the record's actions, so every hand is face up once the game has ended (only the seat's own
-with ``--seat``).  Each event shows its envelope (actor, cause, the deadline that was
-running); the last step shows the settlement with every step, and for an escape the replay
-service's AuditEscape: each step recomputed from the log beside the recorded one.
+the record's actions, so every hand is face up once the game has ended (with ``--seat``, only
+the seat's own until the step at which that seat saw the game end).  Each event shows its
+envelope (actor, cause, the deadline that was running); the last step shows the settlement
+with every step, and for an escape the replay service's AuditEscape: each step recomputed
+from the log beside the recorded one.
 
 Keys: → / space / n next, ← / b back, Home / End first and last, q quits.
 """
@@ -115,7 +116,9 @@ def step_text(game: StoredGame, i: int) -> Text:
     out.append(f"{i + 1}/{len(game.events)}  ", style="bold")
     out.append(render.event_text(ev.type, data, game.players) + "\n", style="bold")
     out.append(envelope_text(ev) + "\n\n", style="dim")
-    face_up = game.ended and game.seat is None
+    # Every hand is face up once the game has ended; with --seat only from the step at which
+    # that seat saw it end (RULES.md §7: the record is shown to its players after the end).
+    face_up = game.ended and (game.seat is None or state.phase is rules.Phase.OVER)
     for seat, hand in enumerate(state.hands):
         mark = " landlord 地主" if state.landlord == seat else ""
         turn = "▶ " if state.turn == seat else "  "
@@ -125,7 +128,7 @@ def step_text(game: StoredGame, i: int) -> Text:
         out.append("\n")
     if state.last is not None:
         out.append("to beat: ")
-        out.append_text(render.cards_text(state.last.cards))
+        out.append_text(render.cards_text(render.play_order(state.last.cards)))
         out.append(f" — {render.pattern_name(state.last.pattern.reading)} by "
                    f"{render.seat_name(game.players, state.last_seat)}\n")  # fmt: skip
     bottom_seen = state.landlord is not None and (

@@ -10,8 +10,8 @@ import pytest
 from textual.pilot import Pilot
 
 from services.client import render
-from services.client.play import ConfirmLeave, HandView, PlayApp
-from services.client.watch import LoadError, WatchApp, load
+from services.client.play import CELL, ChooseReading, ConfirmLeave, HandView, PlayApp
+from services.client.watch import LoadError, WatchApp, load, step_text
 from services.common.wire import matchmaker_pb2 as M
 from services.engine import rules
 from tests.client.conftest import (
@@ -59,6 +59,7 @@ async def _to_my_play(pilot: Pilot[Any], app: PlayApp) -> None:
     await until(pilot, lambda: my_turn(app))
     assert app.view is not None
     if app.view.phase is rules.Phase.BIDDING:
+        assert "bid: you" in str(app.query_one("#table").render())  # not "turn" while bidding
         await pilot.press("3")
     await until(pilot, lambda: my_turn(app) and app.view.phase is rules.Phase.PLAY)
 
@@ -81,13 +82,17 @@ def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path
             for key in RANK_KEY.get(rank, rank):
                 await pilot.press(key)
             assert hand.selected_cards() == [cards[0]]
+            # The selection reads without colour too: the card is in brackets.
+            text = screen_text(app.export_screenshot())
+            assert f"[{render.card_label(cards[0])}]" in text
             await pilot.press("escape")
+            assert "[" not in str(hand.render())
             assert hand.selected == []
 
             # By mouse: a click on a card selects it, a second click puts it back.
-            await pilot.click("#hand", offset=(2 + 4 * 2, 1))
+            await pilot.click("#hand", offset=(2 + CELL * 2 + 1, 1))
             assert hand.selected_cards() == [cards[2]]
-            await pilot.click("#hand", offset=(2 + 4 * 2, 1))
+            await pilot.click("#hand", offset=(2 + CELL * 2 + 1, 1))
             assert hand.selected == []
 
             # By keys: the lowest and the highest card are no pattern (or do not beat the
@@ -131,6 +136,8 @@ def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path
                             .autoplay or settled(app))  # fmt: skip
                 await pilot.press("a")
             await until(pilot, lambda: settled(app), timeout=60)
+            # The panel shows once the screen has been laid out again after it appeared.
+            await until(pilot, lambda: "Result:" in screen_text(app.export_screenshot()))
             svg_file = app.export_screenshot()
             text = screen_text(svg_file)
             (tmp_path / "settlement.svg").write_text(svg_file)
@@ -266,3 +273,75 @@ def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
     asyncio.run(watch())
     seat_view = load(target, game_id, seat=1)
     assert all(not e.envelope.HasField("seat") or e.envelope.seat == 1 for e in seat_view.events)
+
+    # --seat 1: only what seat 1 saw — its own hand, the others' hidden until the game ends.
+    seen = load(target, game_id, seat=1)
+    first, final = seen.states[0], seen.states[-1]
+    assert len(first.hands[0]) >= 17 and final.phase is rules.Phase.OVER
+    start = str(step_text(seen, 0))
+    assert render.cards_plain(first.hands[1]) in start
+    assert render.cards_plain(first.hands[0]) not in start
+    assert render.cards_plain(first.hands[2]) not in start
+    as_seat = WatchApp(seen)
+
+    async def watch_as_seat() -> None:
+        async with as_seat.run_test(size=SIZE) as pilot:
+            svg = screen_text(as_seat.export_screenshot())
+            assert "as seen by seat 1" in svg
+            assert render.cards_plain(first.hands[0][:3]) not in svg
+            await pilot.press("end")
+            end = str(as_seat.query_one("#step").render())
+            assert "game over" in end
+            for hand in final.hands:
+                assert render.cards_plain(hand) in end
+            await pilot.press("q")
+
+    asyncio.run(watch_as_seat())
+
+
+def test_an_ambiguous_lead_asks_which_reading(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Cards that read as two patterns: the play screen asks which one, and Act sends it."""
+    import types
+
+    from services.matchmaker import runner
+
+    # A known deal (the engine deals it from the seed as from any other): seat 0, the human,
+    # holds the first ♠3 and 3s3c3d 4h4c4d 5s5c5d 7c 8h Kd Ac.  333444555+7 is a plane with
+    # the wings 5557 (key 4) or 3337 (key 5).
+    seed = types.SimpleNamespace(token_hex=lambda _n=16: "amb39940")
+    monkeypatch.setattr(runner, "secrets", seed)
+    app = make_app(cluster, "zhengshangyou1")
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: my_turn(app))
+            assert app.snap is not None and app.snap.message.seat == 0
+            hand = app.query_one("#hand", HandView)
+            await pilot.press(*"3334445557")
+            assert rules.format_cards(hand.selected_cards()) == "3s3c3d4h4c4d5s5c5d7c"
+
+            # Esc in the chooser goes back to the hand, nothing played.
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ChooseReading))
+            svg = app.export_screenshot()
+            (tmp_path / "chooser.svg").write_text(svg)  # kept for a look (pytest's tmp dir)
+            text = screen_text(svg)
+            assert "1  plane + two-card wings 飞机带二, 4" in text
+            assert "2  plane + two-card wings 飞机带二, 5" in text
+            await pilot.press("escape")
+            await until(pilot, lambda: not isinstance(app.screen, ChooseReading))
+            assert "not played" in app.message and len(hand.selected) == 10
+
+            # The second reading: the play goes out as the plane with key 5.
+            await pilot.press("enter")
+            await until(pilot, lambda: isinstance(app.screen, ChooseReading))
+            await pilot.press("2")
+            await until(pilot, lambda: any("飞机带二, 5" in x and "plays" in x
+                                           for x in app.log_lines))  # fmt: skip
+            assert not any("飞机带二, 4" in x for x in app.log_lines)
+            await until(pilot, lambda: len(hand.cards) == 3 or settled(app))
+            await pilot.press("ctrl+q")
+
+    asyncio.run(scenario())
