@@ -189,13 +189,13 @@ Ctrl-C stops them all.
 Play a game against two bots (another terminal):
   .venv/bin/cardroom play --matchmaker {m}
 
-Try them with grpcurl (it reads the API through server reflection):
-  grpcurl -plaintext -d '{{"variant": "ddz3", "cards": "3s3h3d4c"}}' \\
-      {e} cardroom.v1.EngineService/Classify
+Call any RPC with a JSON body (grpcurl works too, through server reflection):
+  .venv/bin/cardroom call engine Classify '{{"variant": "ddz3", "cards": "3s3h3d4c"}}' --target {e}
   .venv/bin/cardroom simulate -v ddz3 -n 20 --records /tmp/games.jsonl
   .venv/bin/cardroom replay import /tmp/games.jsonl        # into the same store
-  grpcurl -plaintext -d '{{"page_size": 3}}' {r} cardroom.v1.ReplayService/ListGames
-  grpcurl -plaintext -d '{{"game_id": "…"}}' {r} cardroom.v1.ReplayService/VerifyGame
+  .venv/bin/cardroom call replay ListGames '{{"page_size": 3}}' --target {r}
+  .venv/bin/cardroom call replay VerifyGame '{{"game_id": "…"}}' --target {r}
+  .venv/bin/cardroom replay watch GAME_ID --replay {r}    # step through it, event by event
   .venv/bin/cardroom replay show GAME_ID
 
 A whole game against two bots, through the matchmaker (the seat's stream on stdout):
