@@ -50,7 +50,12 @@ def normalize_url(url: str) -> str:
 
 
 def make_engine(
-    url: str | None = None, *, idle_in_transaction_ms: int = 0, **kwargs: Any
+    url: str | None = None,
+    *,
+    idle_in_transaction_ms: int = 0,
+    lock_timeout_ms: int = 0,
+    application_name: str = "",
+    **kwargs: Any,
 ) -> Engine:
     """An engine for ``url`` (default: :func:`default_url`), with SQLite set up for
     concurrent readers (WAL), a busy timeout and enforced foreign keys.
@@ -58,7 +63,12 @@ def make_engine(
     ``idle_in_transaction_ms`` (PostgreSQL): the server ends a session that sits inside a
     transaction this long without a statement, so that a process cut off or paused mid-
     transaction does not hold its row locks for ever (TCP alone may take minutes to notice).
-    Its next statement then fails with SQLSTATE 25P03: :func:`database_unavailable`."""
+    Its next statement then fails with SQLSTATE 25P03: :func:`database_unavailable`.
+
+    ``lock_timeout_ms`` (PostgreSQL): a statement waits this long at most for a row lock
+    (SQLSTATE 55P03, an OperationalError: :func:`database_unavailable`), so that a lock held
+    by a cut-off peer never blocks a worker thread for good.  ``application_name`` names the
+    sessions in ``pg_stat_activity`` (the matchmaker finds its peers' stuck sessions by it)."""
     url = normalize_url(url or default_url())
     if url.startswith("sqlite"):
         path = url.split("///", 1)[1] if "///" in url else ""
@@ -72,14 +82,19 @@ def make_engine(
         return engine
     kwargs.setdefault("pool_pre_ping", True)
     engine = create_engine(url, **kwargs)
+    sets = []
     if idle_in_transaction_ms > 0:
+        sets.append(f"SET idle_in_transaction_session_timeout = {int(idle_in_transaction_ms)}")
+    if lock_timeout_ms > 0:
+        sets.append(f"SET lock_timeout = {int(lock_timeout_ms)}")
+    if application_name:
+        sets.append("SET application_name = '" + application_name.replace("'", "''") + "'")
+    if sets:
         # A SET per new connection, not connect_args: the URL's own ``options`` (a search
         # path, say) would be replaced by ours.
         def on_connect(dbapi_conn: Any, _record: Any) -> None:
             with dbapi_conn.cursor() as cur:
-                cur.execute(
-                    f"SET idle_in_transaction_session_timeout = {int(idle_in_transaction_ms)}"
-                )
+                cur.execute("; ".join(sets))
             dbapi_conn.commit()
 
         event.listen(engine, "connect", on_connect)

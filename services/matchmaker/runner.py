@@ -144,6 +144,10 @@ class Runner:
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._renewed = 0.0
+        self._reaped = 0.0
+        #: False once the database refused to end a peer's session (another role): not
+        #: asked again.
+        self._reaping = True
         self._advancing: set[str] = set()
         self._again: set[str] = set()
         #: The view of the seat predicted to move next, from the last Apply (engine seq,
@@ -204,6 +208,7 @@ class Runner:
         self.spawn(self._loop("seating", self._seating_once, None))
         self.spawn(self._loop("outbox", self._outbox_once, self._outbox_kick))
         self.spawn(self._loop("streams", self._streams_once, None))
+        self.spawn(self._loop("reaper", self._reap_once, None))
 
     async def _lifetime(self) -> None:
         """Lives as long as the server's event loop: when the server stops (its loop cancels
@@ -300,8 +305,32 @@ class Runner:
                 await self._mark_disconnected(table_id, seat, player)
         return False
 
+    async def _reap_once(self) -> bool:
+        """Every quarter lease, end the sessions of any instance stuck inside a transaction
+        on their client for a lease (Store.reap_stuck): the row locks they hold would keep
+        their tables from every other instance, past the takeover bound, for good."""
+        loop = asyncio.get_running_loop()
+        if not self._reaping or loop.time() - self._reaped < self.settings.lease_ms / 4000:
+            return False
+        self._reaped = loop.time()
+        try:
+            # On the loop's default executor, not the runner's pools: their threads may all be
+            # waiting on the very locks this frees.
+            pids = await loop.run_in_executor(None, self.store.reap_stuck, self.settings.lease_ms)
+        except Exception as exc:
+            if database_unavailable(exc):
+                raise
+            self._reaping = False
+            log.warning("cannot end stuck sessions; takeover waits for TCP to notice",
+                        error=str(exc)[:200])  # fmt: skip
+            return False
+        if pids:
+            log.warning("ended database sessions stuck on their client", pids=pids)
+        return False
+
     async def _outbox_once(self) -> bool:
-        rows = await self.db(self.store.claim_outbox, 200, 10_000)
+        games = 200
+        rows = await self.db(self.store.claim_outbox, games, 10_000)
         if not rows:
             return False
         by_game: dict[str, list[Any]] = {}
@@ -354,7 +383,7 @@ class Runner:
                           str(error))  # fmt: skip
 
         await asyncio.gather(*(deliver(g) for g in by_game.values()))
-        return len(rows) >= 200
+        return len(by_game) >= games
 
     # ------------------------------------------------------------------ tables
     async def load(self, table_id: str) -> Table:
@@ -621,6 +650,15 @@ class Runner:
                     log.error("a due action was refused", table_id=table_id, reason=exc.reason,
                               error=exc.message[:200])  # fmt: skip
                     await self.db(self.store.lease, table_id, now_ms() + self.settings.lease_ms)
+                    return
+                except Exception as exc:
+                    if not database_unavailable(exc):
+                        raise
+                    # An outage, or the row stayed locked past the lock timeout (a peer cut
+                    # off mid-write, until it is ended): the claim's lease lapses and the
+                    # deadline loop of some instance claims the table again.
+                    log.warning("database unavailable; the table waits", table_id=table_id,
+                                error=str(exc)[:200])  # fmt: skip
                     return
                 if not progressed:
                     if table_id not in self._again:

@@ -32,7 +32,7 @@ from .access import Access
 from .clients import Engine, Replay
 from .runner import Runner, RunnerSettings
 from .service import MatchmakerServicer, add_to_server
-from .store import Store
+from .store import APPLICATION_NAME, Store
 
 ENGINE_ADDR_ENV = "CARDROOM_ENGINE_ADDR"
 REPLAY_ADDR_ENV = "CARDROOM_REPLAY_ADDR"
@@ -93,7 +93,15 @@ def build(config: MatchmakerConfig) -> MatchmakerServicer:
     """A servicer with its runner (call on the server's event loop; starts the loops)."""
     # A session idle inside a transaction for a lease is ended by PostgreSQL: an instance cut
     # off mid-transaction releases its row locks by the time another may take its tables over.
-    engine = make_engine(config.database_url, idle_in_transaction_ms=config.runner.lease_ms)
+    # A row lock wait ends after a lease too (a worker thread is never blocked for good by a
+    # peer's lock), and the sessions carry a name by which any instance finds a peer's stuck
+    # ones (Store.reap_stuck).
+    engine = make_engine(
+        config.database_url,
+        idle_in_transaction_ms=config.runner.lease_ms,
+        lock_timeout_ms=config.runner.lease_ms,
+        application_name=APPLICATION_NAME,
+    )
     store = Store(engine, lock_pools=not os.environ.get(NO_POOL_LOCK_ENV))
     runner = Runner(
         store,

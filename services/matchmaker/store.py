@@ -43,6 +43,9 @@ from services.common.wire import matchmaker_pb2, replay_pb2
 from .models import holds, outbox, requests, streams, table_events, tables, tickets
 
 NOTIFY_CHANNEL = "cardroom_mm"
+#: ``application_name`` of every matchmaker session: :meth:`Store.reap_stuck` looks for
+#: stuck sessions of any instance by it.
+APPLICATION_NAME = "cardroom-matchmaker"
 #: Table events one read of a seat's stream returns at most.
 EVENTS_PAGE = 500
 
@@ -773,24 +776,42 @@ class Store:
         )
 
     # ------------------------------------------------------------------ outbox
-    def claim_outbox(self, limit: int, lease_ms: int) -> list[Any]:
+    def claim_outbox(self, games: int, lease_ms: int, limit: int = 1000) -> list[Any]:
+        """The undelivered rows (at most ``limit``, oldest first) of up to ``games`` games
+        whose oldest row is due, claimed for ``lease_ms``.
+
+        A game is claimed through its head, its oldest undelivered row: locked (SKIP LOCKED)
+        and leased in ``next_try_ms``, so that while one instance delivers a game no other
+        claims any row of it; rows written meanwhile wait until the claimed ones are
+        delivered and gone, and then head the game.  Two instances thus never send a later
+        batch of a game before an earlier one (replay would refuse it and both would back
+        off).  A claim whose snapshot predates another's still loses: the head it locks was
+        leased (PostgreSQL re-checks ``next_try_ms`` on the row it locks) or is gone."""
         now = now_ms()
         if not self._any(select(outbox.c.id).where(outbox.c.next_try_ms <= now).limit(1)):
             return []
+        firsts = select(func.min(outbox.c.id)).group_by(outbox.c.game_id)
         with self._tx() as conn:
-            rows = conn.execute(
-                select(outbox)
-                .where(outbox.c.next_try_ms <= now)
+            heads = conn.execute(
+                select(outbox.c.id, outbox.c.game_id)
+                .where(outbox.c.id.in_(firsts), outbox.c.next_try_ms <= now)
                 .order_by(outbox.c.id)
-                .limit(limit)
+                .limit(games)
                 .with_for_update(skip_locked=True)
             ).all()
-            if rows:
-                conn.execute(
-                    update(outbox)
-                    .where(outbox.c.id.in_([r.id for r in rows]))
-                    .values(next_try_ms=now + lease_ms)
-                )
+            if not heads:
+                return []
+            conn.execute(
+                update(outbox)
+                .where(outbox.c.id.in_([r.id for r in heads]))
+                .values(next_try_ms=now + lease_ms)
+            )
+            rows = conn.execute(
+                select(outbox)
+                .where(outbox.c.game_id.in_([r.game_id for r in heads]))
+                .order_by(outbox.c.id)
+                .limit(limit)
+            ).all()
         return list(rows)
 
     def delivered(self, ids: Iterable[int]) -> None:
@@ -820,6 +841,35 @@ class Store:
         if row is None or not row[0]:
             return 0, 0.0
         return int(row[0]), max(0.0, (now_ms() - int(row[1])) / 1000.0)
+
+    # ------------------------------------------------------------------ stuck peers
+    def reap_stuck(self, older_ms: int) -> list[int]:
+        """End the matchmaker sessions (any instance's) that sit inside a transaction waiting
+        on their client for longer than ``older_ms``; their pids.
+
+        ``idle_in_transaction_session_timeout`` ends only a session PostgreSQL sees as idle
+        in a transaction, i.e. after a complete statement.  A client cut off in the middle of
+        an extended-protocol batch (Parse arrived, the rest of a large Bind did not: libpq
+        sends a batch over 8 kB in pieces) leaves its session "active", waiting on
+        ClientRead with no timeout, and one cut off while a result is sent waits on
+        ClientWrite: both keep the transaction's row locks (a table row, so that no instance
+        can claim its deadlines) until TCP notices, which a stopped peer or a stalled proxy
+        never makes it do.  No healthy instance waits on itself that long inside a
+        transaction: this is the idle timeout for those two states."""
+        if not self.postgres:
+            return []
+        with self.reader.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT pid, pg_terminate_backend(pid) AS ended FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND application_name = :app"
+                    " AND pid <> pg_backend_pid() AND xact_start IS NOT NULL"
+                    " AND state <> 'idle' AND wait_event_type = 'Client'"
+                    " AND state_change < clock_timestamp() - :ms * interval '1 millisecond'"
+                ),
+                {"app": APPLICATION_NAME, "ms": older_ms},
+            ).all()
+        return [int(r.pid) for r in rows if r.ended]
 
     def ping(self) -> bool:
         try:

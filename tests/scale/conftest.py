@@ -48,6 +48,8 @@ class Proc:
     port: int
     env: dict[str, str]
     args: list[str] = field(default_factory=list)
+    #: Where its log goes (LOG_DIR, else the test's tmp_path): tests read warnings from it.
+    log_dir: str = ""
     popen: subprocess.Popen[bytes] | None = None
 
     @property
@@ -71,11 +73,30 @@ class Proc:
             time.sleep(0.1)
         return self
 
+    @property
+    def log_path(self) -> str:
+        return os.path.join(self.log_dir, f"{self.service}-{self.port}.log")
+
     def _log_sink(self) -> Any:
-        if not LOG_DIR:
+        if not self.log_dir:
             return subprocess.DEVNULL
-        os.makedirs(LOG_DIR, exist_ok=True)
-        return open(os.path.join(LOG_DIR, f"{self.service}-{self.port}.log"), "ab")
+        os.makedirs(self.log_dir, exist_ok=True)
+        return open(self.log_path, "ab")
+
+    def log_text(self) -> str:
+        if not self.log_dir or not os.path.exists(self.log_path):
+            return ""
+        with open(self.log_path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+
+    def stop_signal(self) -> None:
+        """SIGSTOP: the process holds everything (leases, sessions, sockets) and runs nothing."""
+        assert self.popen is not None
+        self.popen.send_signal(signal.SIGSTOP)
+
+    def cont_signal(self) -> None:
+        if self.popen is not None and self.popen.poll() is None:
+            self.popen.send_signal(signal.SIGCONT)
 
     def kill(self) -> None:
         if self.popen is not None and self.popen.poll() is None:
@@ -125,6 +146,7 @@ class Deployment:
         for ch in self.channels:
             ch.close()
         for p in [*self.matchmakers, self.replay, self.engine]:
+            p.cont_signal()  # a test that stopped one and failed
             p.stop()
         for proxy in self.proxies:
             proxy.close()
@@ -136,7 +158,7 @@ def through_proxy(url: str, proxy: TcpProxy) -> str:
 
 
 @pytest.fixture
-def deployment(request: pytest.FixtureRequest, db_url: str) -> Iterator[Deployment]:
+def deployment(request: pytest.FixtureRequest, db_url: str, tmp_path: Any) -> Iterator[Deployment]:
     """An engine, a replay and two matchmakers (the first reaching PostgreSQL through a
     proxy the test can cut) on one database.  ``@pytest.mark.mm_env({...})`` adds variables to
     the matchmakers' environment."""
@@ -146,20 +168,22 @@ def deployment(request: pytest.FixtureRequest, db_url: str) -> Iterator[Deployme
     marker = request.node.get_closest_marker("mm_env")
     extra = dict(marker.args[0]) if marker else {}
     base = {"CARDROOM_ENGINE_KEYS": TEST_KEYS, "CARDROOM_DATABASE_URL": db_url}
-    engine = Proc("engine", free_port(), base).start()
-    replay = Proc("replay", free_port(), base).start()
+    engine = Proc("engine", free_port(), base, log_dir=LOG_DIR or "").start()
+    replay = Proc("replay", free_port(), base, log_dir=LOG_DIR or "").start()
     host = urlsplit(db_url)
     proxy = TcpProxy(host.hostname or "127.0.0.1", host.port or 5432)
     mm_env = {**base, "CARDROOM_MATCHMAKER_LEASE_S": str(LEASE_S), **extra}
     args = ["--engine", engine.target, "--replay", replay.target]
+    logs = LOG_DIR or str(tmp_path / "logs")
     mms = [
         Proc(
             "matchmaker",
             free_port(),
             {**mm_env, "CARDROOM_DATABASE_URL": through_proxy(db_url, proxy)},
             args,
+            logs,
         ),
-        Proc("matchmaker", free_port(), mm_env, args),
+        Proc("matchmaker", free_port(), mm_env, args, logs),
     ]
     for mm in mms:
         mm.start()

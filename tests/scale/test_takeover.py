@@ -5,15 +5,19 @@ and no deadline waits longer than its own timer plus the takeover bound (the lea
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from sqlalchemy import select
+import psycopg
+from sqlalchemy import func, select, text
 
 from services.common.db import make_engine
-from services.matchmaker.models import table_events, tables
+from services.matchmaker.models import outbox, table_events, tables
+from services.matchmaker.store import APPLICATION_NAME
 
 from .conftest import LEASE_S, Deployment, M
 
@@ -89,7 +93,43 @@ def wait_all_over(d: Deployment, ids: list[str], timeout: float, what: str) -> N
             for r in rows(d, ids)
             if r.state == "playing"
         ]
-        raise AssertionError(f"timed out: {what}; still playing: {stuck}") from None
+        raise AssertionError(
+            f"timed out: {what}; still playing: {stuck}; matchmaker sessions: {sessions(d)}"
+        ) from None
+
+
+def sessions(d: Deployment) -> list[str]:
+    """The matchmakers' busy database sessions: who may hold a stuck table's row lock."""
+    engine = make_engine(d.db_url)
+    with engine.connect() as conn:
+        out = conn.execute(
+            text(
+                "SELECT pid, state, wait_event_type, wait_event,"
+                " clock_timestamp() - state_change AS for_, left(query, 60) AS query"
+                " FROM pg_stat_activity WHERE application_name = :app AND state <> 'idle'"
+            ),
+            {"app": APPLICATION_NAME},
+        ).all()
+    engine.dispose()
+    return [f"{r.pid} {r.state} {r.wait_event_type}:{r.wait_event} {r.for_} {r.query!r}"
+            for r in out]  # fmt: skip
+
+
+def outbox_empty(d: Deployment) -> bool:
+    engine = make_engine(d.db_url)
+    with engine.connect() as conn:
+        n = conn.execute(select(func.count()).select_from(outbox)).scalar_one()
+    engine.dispose()
+    return int(n) == 0
+
+
+def assert_outbox_in_order(d: Deployment) -> None:
+    """Both instances delivered every game's events in order: replay refused none (an
+    out-of-order batch is refused and retried, logged as "replay append failed")."""
+    wait_until(lambda: outbox_empty(d), 60, "the outbox delivered")
+    for mm in d.matchmakers:
+        failed = [line for line in mm.log_text().splitlines() if "replay append failed" in line]
+        assert not failed, failed[:3]
 
 
 def check_games(d: Deployment, ids: list[str], bound: bool = True) -> None:
@@ -164,3 +204,87 @@ def test_everything_restarted_mid_table(deployment: Deployment) -> None:
         p.start()
     wait_all_over(d, ids, 180, "every game over after the restart")
     check_games(d, ids, bound=False)  # a full restart is no takeover: it takes what it takes
+
+
+@contextlib.contextmanager
+def stuck_mid_write(db_url: str, table_id: str) -> Iterator[int]:
+    """A session as a matchmaker cut off in the middle of a write leaves it: inside a
+    transaction, the table's row locked by an UPDATE whose batch never got its Sync (pipeline
+    mode, flushed without one: as when a proxy or network stalls between the pieces of a
+    large batch).  PostgreSQL sees it "active", waiting on its client, so the idle-in-
+    transaction timeout (set as the matchmakers set it) never ends it."""
+    conn = psycopg.connect(db_url, application_name=APPLICATION_NAME)
+    try:
+        conn.execute(f"SET idle_in_transaction_session_timeout = {int(LEASE_S * 1000)}")
+        conn.commit()
+        pid = conn.info.backend_pid
+        pipeline = conn.pipeline()
+        pipeline.__enter__()
+        cur = conn.execute(
+            "UPDATE mm_tables SET lease_ms = lease_ms WHERE table_id = %s RETURNING table_id",
+            (table_id,),
+        )
+        assert cur.fetchone() is not None  # a Flush, not a Sync: the row is locked
+        yield pid
+    finally:
+        with contextlib.suppress(Exception):
+            conn.close()
+
+
+def test_a_peer_stuck_mid_write_holds_no_table(deployment: Deployment) -> None:
+    """The flake of the partition test, made certain: a session stuck on its client inside a
+    transaction holds a playing table's row.  Any instance ends it after a lease (the reaper),
+    and the table goes on within the takeover bound; meanwhile both instances deliver every
+    game's events to replay in order."""
+    d = deployment
+    ids = start_tables(d, 12)
+    mid_game(d, ids)
+    playing = [r.table_id for r in rows(d, ids) if r.state == "playing"]
+    with stuck_mid_write(d.db_url, playing[0]) as pid:
+        wait_all_over(d, ids, 120, "every game over despite the stuck session")
+        assert not any(s.startswith(f"{pid} ") for s in sessions(d)), "the session lives on"
+    check_games(d, ids)
+    assert_outbox_in_order(d)
+
+
+def stop_holding_leases(d: Deployment, ids: list[str]) -> set[str]:
+    """SIGSTOP the first instance at a moment it holds the lease of a due playing table: a
+    table still leased, due and unmoved 0.5 s later, while the second instance runs, is the
+    stopped one's.  Those tables."""
+    mm = d.matchmakers[0]
+    for _ in range(60):
+        mm.stop_signal()
+        now = int(time.time() * 1000)
+        before = {r.table_id: r.seq for r in rows(d, ids)
+                  if r.state == "playing" and r.lease_ms > now}  # fmt: skip
+        time.sleep(0.5)
+        now = int(time.time() * 1000)
+        held = {
+            r.table_id for r in rows(d, ids)
+            if r.table_id in before and r.seq == before[r.table_id]
+            and r.due_ms is not None and r.due_ms <= now
+        }  # fmt: skip
+        if held:
+            return held
+        mm.cont_signal()
+        time.sleep(0.2)
+    raise AssertionError("the first instance never held a lease when stopped")
+
+
+def test_a_stopped_instance_holding_leases_is_taken_over(deployment: Deployment) -> None:
+    """SIGSTOP an instance while it holds leases on running tables (bots thinking): the other
+    drives every due deadline within the bound (timer + lease + slack, in check_games); after
+    SIGCONT the first writes nothing stale (no seq skipped, every game verifies)."""
+    d = deployment
+    ids = start_tables(d, 16)
+    mid_game(d, ids)
+    held = stop_holding_leases(d, ids)
+    try:
+        wait_all_over(d, ids, 120, "every game over while the first instance is stopped")
+    finally:
+        d.matchmakers[0].cont_signal()
+    print(f"taken over while leased by the stopped instance: {len(held)} tables")
+    time.sleep(LEASE_S + 1)  # let it try its stale writes
+    check_games(d, ids)
+    ticket = d.mm(0).Enqueue(M.EnqueueRequest(player_id="back", variant="doudizhu3"), timeout=30)
+    assert ticket.ticket_id
