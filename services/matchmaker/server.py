@@ -93,7 +93,17 @@ def build(config: MatchmakerConfig) -> MatchmakerServicer:
     """A servicer with its runner (call on the server's event loop; starts the loops)."""
     # A session idle inside a transaction for a lease is ended by PostgreSQL: an instance cut
     # off mid-transaction releases its row locks by the time another may take its tables over.
-    engine = make_engine(config.database_url, idle_in_transaction_ms=config.runner.lease_ms)
+    # One pooled connection per database thread (the runner's three pools, the LISTEN and
+    # metrics beside): with fewer, the connections past the pool's size are opened and
+    # closed on every busy moment, a PostgreSQL connection's setup each time.
+    r = config.runner
+    size = r.threads + r.call_threads + r.stream_threads + 2
+    engine = make_engine(
+        config.database_url,
+        idle_in_transaction_ms=config.runner.lease_ms,
+        pool_size=size,
+        max_overflow=size,
+    )
     store = Store(engine, lock_pools=not os.environ.get(NO_POOL_LOCK_ENV))
     runner = Runner(
         store,
