@@ -50,6 +50,14 @@ M = matchmaker_pb2
 
 #: Conditional-write retries before a call gives up with ABORTED CONFLICT.
 MAX_RETRIES = 8
+#: Table seqs the Waker remembers before it forgets them all (bounded memory; a forgotten
+#: one costs one spare wake-up).
+MAX_WOKEN = 100_000
+#: Predicted seat views kept (one per table at most) before they are all dropped.
+MAX_VIEWS = 10_000
+#: The lease an advancing table keeps while its next step is due at once (ms): short, so a
+#: loop that died mid-way (an outage) is taken up again soon.
+HOLD_MS = 1000
 #: True in the runner's own tasks (due deadlines, bots, seating, outbox, streams): their
 #: database work queues in a pool of its own, so a person's call (an RPC) never waits in a
 #: queue of bot moves behind a busy SQLite write lock.
@@ -87,6 +95,13 @@ class RunnerSettings:
     #: Database threads for the calls of people (RPCs), beside ``threads`` for the runner's
     #: own tasks.
     call_threads: int = 4
+    #: Database threads for the reads of the seat streams (Subscribe), so that a person's
+    #: Act never queues behind hundreds of streams' reads.
+    stream_threads: int = 4
+    #: Steps of the runner's own work (bot moves, timeouts, game starts) in flight at once:
+    #: a person's call, which skips this queue, then waits behind at most these in the
+    #: engine's queue and the database's, however many bot tables run.
+    background_steps: int = 16
     #: An open Subscribe stream's row lives this long unless its instance renews it (every
     #: third of it): the time a dead instance's seats still look connected.
     stream_lease_ms: int = 15_000
@@ -98,12 +113,31 @@ class Waker(Notifier):
     def __init__(self, engine: Any, loop: asyncio.AbstractEventLoop, poll: float) -> None:
         self._loop = loop
         self._futures: dict[str, asyncio.Future[None]] = {}
+        #: The latest table seq this process wrote and woke its own waiters for: the NOTIFY
+        #: of that same write (``table_id:seq``) comes back through LISTEN and would wake
+        #: every stream of the table a second time for nothing (an empty read each).
+        self._woken: dict[str, int] = {}
         super().__init__(engine, NOTIFY_CHANNEL, poll)
 
+    def wake_written(self, key: str, seq: int) -> None:
+        """A write of this process moved ``key`` to ``seq``: wake its local waiters now (on
+        the event loop's thread: no hop through call_soon_threadsafe)."""
+        if len(self._woken) > MAX_WOKEN:
+            self._woken.clear()
+        self._woken[key] = seq
+        self._fire(key)
+
     def _wake(self, key: Any) -> None:
+        key = str(key)
+        name, sep, seq = key.rpartition(":")
+        if sep and seq.isdigit():
+            # A table write's NOTIFY (``table_id:seq``): already woken here if it was ours.
+            if self._woken.get(name, -1) >= int(seq):
+                return
+            key = name
         super()._wake(key)
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-            self._loop.call_soon_threadsafe(self._fire, str(key))
+            self._loop.call_soon_threadsafe(self._fire, key)
 
     def _fire(self, key: str) -> None:
         fut = self._futures.pop(key, None)
@@ -117,13 +151,16 @@ class Waker(Notifier):
             self._futures[key] = fut
         return fut
 
-    async def wait(self, key: str, timeout: float, fut: asyncio.Future[None] | None = None) -> None:
-        """Until ``key`` is woken or ``timeout`` passes.  ``fut``: a future taken with
-        :meth:`future` before reading, so that a wake-up between the read and this wait is
-        not missed."""
+    async def wait(self, key: str, timeout: float, fut: asyncio.Future[None] | None = None) -> bool:
+        """Until ``key`` is woken or ``timeout`` passes: whether it was woken.  ``fut``: a
+        future taken with :meth:`future` before reading, so that a wake-up between the read
+        and this wait is not missed."""
         fut = fut or self.future(key)
-        with contextlib.suppress(TimeoutError):
+        try:
             await asyncio.wait_for(asyncio.shield(fut), timeout)
+        except TimeoutError:
+            return False
+        return True
 
 
 class Runner:
@@ -141,6 +178,10 @@ class Runner:
         self.instance = uuid.uuid4().hex[:12]
         self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
         self._calls = ThreadPoolExecutor(self.settings.call_threads, thread_name_prefix="mm-call")
+        self._streams = ThreadPoolExecutor(
+            self.settings.stream_threads, thread_name_prefix="mm-stream"
+        )
+        self._steps = asyncio.Semaphore(self.settings.background_steps)
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._renewed = 0.0
@@ -150,9 +191,14 @@ class Runner:
         self._reaping = True
         self._advancing: set[str] = set()
         self._again: set[str] = set()
-        #: The view of the seat predicted to move next, from the last Apply (engine seq,
-        #: seat, view): saves a GetSeatView when the prediction holds.
-        self._views: dict[str, tuple[int, int, engine_pb2.View]] = {}
+        #: The view of the seat predicted to move next, from the last Apply (the engine
+        #: token it is a view of, seat, view): saves a GetSeatView when the table's stored
+        #: token is still that one and the prediction holds.  Kept between a table's steps
+        #: (a bot that thinks is a step of its own); the token, not the seq, identifies the
+        #: state, so a write that lost its race leaves a prediction that never matches.
+        self._views: dict[str, tuple[bytes, int, engine_pb2.View]] = {}
+        #: Tables as this instance's advance loops left them (:meth:`_keep`).
+        self._kept: dict[str, Table] = {}
         self._waker: Waker | None = None
         self._kick = asyncio.Event()
         self._outbox_kick = asyncio.Event()
@@ -176,6 +222,16 @@ class Runner:
             if not database_unavailable(exc):
                 raise
         return await loop.run_in_executor(pool, lambda: fn(*args, **kwargs))
+
+    async def stream_db(self, fn: Callable[..., T], *args: Any) -> T:
+        """:meth:`db` for the reads of seat streams, in their own pool."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._streams, lambda: fn(*args))
+        except Exception as exc:
+            if not database_unavailable(exc):
+                raise
+        return await loop.run_in_executor(self._streams, lambda: fn(*args))
 
     @property
     def waker(self) -> Waker:
@@ -221,6 +277,7 @@ class Runner:
                 self._waker.close()
             self._pool.shutdown(wait=False)
             self._calls.shutdown(wait=False)
+            self._streams.shutdown(wait=False)
             self.store.close()
 
     async def close(self) -> None:
@@ -236,6 +293,7 @@ class Runner:
         await self.replay.close()
         self._pool.shutdown(wait=False)
         self._calls.shutdown(wait=False)
+        self._streams.shutdown(wait=False)
         self.store.close()
 
     async def _loop(
@@ -264,7 +322,7 @@ class Runner:
                 kick.clear()
 
     def _wrote(self, table: Table, w: Write, advancing: bool = False) -> None:
-        self.waker.wake(table.table_id)
+        self.waker.wake_written(table.table_id, table.seq)
         if w.outbox:
             self._outbox_kick.set()
         if advancing:
@@ -402,7 +460,12 @@ class Runner:
         return seat
 
     async def commit(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> Table:
-        table = await self.db(self.store.write, table, old_seq, w)
+        # The advance loop goes on with the table itself while something is due at once:
+        # leased meanwhile, no deadline loop (here or elsewhere) claims it again.
+        hold = min(self.settings.lease_ms, HOLD_MS) if advancing else 0
+        if not advancing:
+            self._kept.pop(table.table_id, None)  # a person's call moved it on
+        table = await self.db(self.store.write, table, old_seq, w, hold)
         self._wrote(table, w, advancing)
         return table
 
@@ -564,7 +627,9 @@ class Runner:
         elif kind != "autoplay" or table.turn == action.seat:
             self._set_turn(table, response.public_view, now, w)
         if predicted is not None and response.HasField("seat_view"):
-            self._views[table.table_id] = (table.engine_seq, predicted, response.seat_view)
+            if len(self._views) > MAX_VIEWS:
+                self._views.clear()
+            self._views[table.table_id] = (table.token or b"", predicted, response.seat_view)
         return response
 
     def _finish_game(
@@ -635,11 +700,14 @@ class Runner:
             self._again.add(table_id)
             return
         self._advancing.add(table_id)
-        table: Table | None = None
+        table = self._kept.pop(table_id, None)
+        recheck = table is not None
         try:
             for _ in range(100_000):
                 try:
-                    progressed, table = await self._advance_once(table_id, table)
+                    async with self._steps:
+                        progressed, table = await self._advance_once(table_id, table, recheck)
+                    recheck = False
                 except Unreachable as exc:
                     self.engine_ok = False
                     log.warning("engine unreachable; the table waits", table_id=table_id,
@@ -662,21 +730,37 @@ class Runner:
                     return
                 if not progressed:
                     if table_id not in self._again:
+                        self._keep(table)
                         return
                     self._again.discard(table_id)
                     table = None
         finally:
             self._advancing.discard(table_id)
             self._again.discard(table_id)
-            self._views.pop(table_id, None)
 
-    async def _advance_once(self, table_id: str, cached: Table | None) -> tuple[bool, Table | None]:
-        """One due step.  ``cached`` is the table as this loop last wrote it: if another
-        writer moved it meanwhile, the conditional write fails and the table is reloaded."""
+    def _keep(self, table: Table | None) -> None:
+        """Keep the table as the advance loop leaves it (its next step is not due yet): that
+        step then starts from it instead of a load.  Only a cache: the step's write is
+        conditional on its seq, and a copy that another writer made stale costs a Conflict
+        and a reload, never a stale write."""
+        if table is None or table.state == "closed":
+            return
+        if len(self._kept) > MAX_VIEWS:
+            self._kept.clear()
+        self._kept[table.table_id] = table
+
+    async def _advance_once(
+        self, table_id: str, cached: Table | None, recheck: bool = False
+    ) -> tuple[bool, Table | None]:
+        """One due step.  ``cached`` is the table as this loop last wrote it (``recheck``: as
+        an earlier loop left it): if another writer moved it meanwhile, the conditional write
+        fails and the table is reloaded."""
         async with self.lock(table_id):
             table = cached or await self.db(self.store.load, table_id)
             if table is None or table.due_ms is None or table.due_ms > now_ms():
-                return False, None
+                if recheck:
+                    return True, None  # the kept copy may be behind: the database decides
+                return False, table
             old = table.seq
             w = Write()
             await self._due(table, w)
@@ -733,7 +817,7 @@ class Runner:
         s = table.seats[seat]
         if s["bot"] or s["autoplay"]:
             known = self._views.pop(table.table_id, None)
-            if known is not None and known[0] == table.engine_seq and known[1] == seat:
+            if known is not None and known[0] == table.token and known[1] == seat:
                 msg = known[2]
             else:
                 msg = await self.engine.seat_view(self._token(table), seat)
@@ -759,13 +843,14 @@ class Runner:
             digest = hashlib.sha256(
                 player.encode() + b"\x00" + request.action.SerializeToString(deterministic=True)
             ).digest()
-            stored = await self.db(self.store.request, table_id, request.request_id)
-            if stored is not None:
-                return self._replayed(stored, digest)
         result: list[M.ActResponse] = []
 
         async def change(table: Table) -> Write | None:
-            if request.request_id:  # a concurrent retry may have landed while we waited
+            # A retry of an Act that landed (here or elsewhere) answers what it answered:
+            # looked up under the table's lock, after the load, so a concurrent retry that
+            # landed while this one waited is seen too (and the write's unique key is the
+            # last line across instances).
+            if request.request_id:
                 stored = await self.db(self.store.request, table_id, request.request_id)
                 if stored is not None:
                     result[:] = [self._replayed(stored, digest)]

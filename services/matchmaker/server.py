@@ -96,11 +96,18 @@ def build(config: MatchmakerConfig) -> MatchmakerServicer:
     # A row lock wait ends after a lease too (a worker thread is never blocked for good by a
     # peer's lock), and the sessions carry a name by which any instance finds a peer's stuck
     # ones (Store.reap_stuck).
+    # One pooled connection per database thread (the runner's three pools; the LISTEN, the
+    # metrics and the stuck-session check beside): with fewer, the connections past the pool's
+    # size are opened and closed on every busy moment, a PostgreSQL connection's setup each time.
+    r = config.runner
+    size = r.threads + r.call_threads + r.stream_threads + 3
     engine = make_engine(
         config.database_url,
         idle_in_transaction_ms=config.runner.lease_ms,
         lock_timeout_ms=config.runner.lease_ms,
         application_name=APPLICATION_NAME,
+        pool_size=size,
+        max_overflow=size,
     )
     store = Store(engine, lock_pools=not os.environ.get(NO_POOL_LOCK_ENV))
     runner = Runner(

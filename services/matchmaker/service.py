@@ -328,13 +328,14 @@ class MatchmakerServicer:
         table_id = table.table_id
         stream_id = await self.runner.connected(table_id, seat, player)
         waker = self.runner.waker
+        woken = False
         try:
             while True:
                 # One read per wake-up: the wake-up is armed before the read, so a write
                 # that lands meanwhile is not missed, and the wait can be long while LISTEN
                 # delivers wake-ups.
                 armed = waker.future(table_id)
-                rows = await self.runner.db(self.store.events_after, table_id, seat, after)
+                rows = await self.runner.stream_db(self.store.events_after, table_id, seat, after)
                 departed = False
                 for r in rows:
                     after = r.seq
@@ -349,19 +350,23 @@ class MatchmakerServicer:
                 poll = self.runner.settings.poll_interval_s
                 if waker.listening:
                     poll = max(poll, LISTENING_POLL_S)
-                if rows and not departed:
-                    await waker.wait(table_id, poll, armed)
+                if (rows or woken) and not departed:
+                    # New events, or a wake-up for events this seat may not see: the seat
+                    # is checked on a departure or after a quiet poll, not on every write.
+                    woken = await waker.wait(table_id, poll, armed)
                     continue
                 # Nothing new for a while, or someone left: is this seat still ours?
                 table = await self.runner.load(table_id)
                 if table.state == "closed" or table.seat_of(player) != seat:
                     # Gone: end once every event before the departure is delivered.
-                    rows = await self.runner.db(self.store.events_after, table_id, seat, after)
+                    rows = await self.runner.stream_db(
+                        self.store.events_after, table_id, seat, after
+                    )
                     for r in rows:
                         if rules.may_see(r.to_seat, seat):
                             yield M.TableEvent.FromString(r.body)
                     return
-                await waker.wait(table_id, poll, armed)
+                woken = await waker.wait(table_id, poll, armed)
         finally:
             self.runner.spawn(self.runner.disconnected(stream_id, table_id, seat, player))
 

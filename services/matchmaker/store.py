@@ -31,11 +31,13 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    literal_column,
     select,
     text,
     update,
 )
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import QueuePool
 
 from services.common.db import _sqlite_on_connect
 from services.common.wire import matchmaker_pb2, replay_pb2
@@ -60,8 +62,13 @@ _UPDATE = update(tables).where(
 )
 _FIXED = frozenset({"table_id", "variant", "config", "created_ms"})
 #: On PostgreSQL the write's NOTIFY rides on the UPDATE (one round trip fewer); a row that
-#: did not match notifies nobody.
-_UPDATE_NOTIFY = _UPDATE.returning(func.pg_notify(NOTIFY_CHANNEL, tables.c.table_id))
+#: did not match notifies nobody.  The payload is ``table_id:seq`` (the new seq), so that
+#: the writing instance, which woke its own streams already, can ignore its own echo.
+_UPDATE_NOTIFY = _UPDATE.returning(
+    func.pg_notify(
+        NOTIFY_CHANNEL, func.concat(tables.c.table_id, literal_column("':'"), tables.c.seq)
+    )
+)
 _INSERT_EVENTS = insert(table_events)
 _INSERT_OUTBOX = insert(outbox)
 _EVENTS_AFTER = (
@@ -509,14 +516,18 @@ class Store:
             row = conn.execute(_LOAD, {"p_table_id": table_id}).first()
         return None if row is None else Table.from_row(row)
 
-    def write(self, table: Table, old_seq: int, w: Write) -> Table:
+    def write(self, table: Table, old_seq: int, w: Write, hold_ms: int = 0) -> Table:
         """Commit ``table`` (its new state), conditional on its seq still being ``old_seq``,
-        with the table events, outbox rows, released holds and request id of ``w``."""
+        with the table events, outbox rows, released holds and request id of ``w``.
+
+        ``hold_ms``: the writer goes on with the table at once when its next step is already
+        due (a bot without think time, an auto-play seat), so it keeps the table leased for
+        that long instead of every instance's deadline loop claiming it again meanwhile."""
         if w.refill:
             with self._tx() as conn:
                 self._refill(conn, table, w)
-                return self._write(conn, table, old_seq, w)
-        return self._write(None, table, old_seq, w)
+                return self._write(conn, table, old_seq, w, hold_ms)
+        return self._write(None, table, old_seq, w, hold_ms)
 
     def _refill(self, conn: Connection, table: Table, w: Write) -> None:
         """Seat the pool's next waiting tickets in the seats of ``w.refill``, first come
@@ -571,7 +582,9 @@ class Store:
         if w.then is not None:
             w.then(table, w)
 
-    def _write(self, conn: Connection | None, table: Table, old_seq: int, w: Write) -> Table:
+    def _write(
+        self, conn: Connection | None, table: Table, old_seq: int, w: Write, hold_ms: int = 0
+    ) -> Table:
         now = now_ms()
         ev_rows = []
         seq = old_seq
@@ -588,8 +601,9 @@ class Store:
             seq += 1  # every write moves the seq on, so two writers can never both win
         table.seq = seq
         table.updated_ms = now
-        table.lease_ms = 0
         table.due_ms = table.compute_due()
+        due_now = table.due_ms is not None and table.due_ms <= now + 5
+        table.lease_ms = now + hold_ms if hold_ms and due_now else 0
         values = {k: v for k, v in table.values().items() if k not in _FIXED}
         values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
         if w.request is not None:
@@ -885,7 +899,12 @@ class Store:
 
 
 def _sqlite_reader(engine: Engine) -> Engine:
-    reader = create_engine(engine.url)
+    # As many pooled readers as the writer engine has connections (past the pool's size
+    # each checkout would open, set up and close a connection).
+    kwargs: dict[str, Any] = {}
+    if isinstance(engine.pool, QueuePool):
+        kwargs = {"pool_size": engine.pool.size(), "max_overflow": engine.pool.size()}
+    reader = create_engine(engine.url, **kwargs)
     event.listen(reader, "connect", _sqlite_on_connect)
     return reader
 

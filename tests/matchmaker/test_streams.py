@@ -5,6 +5,7 @@ disconnect grace."""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import time
 from collections.abc import Iterator
@@ -19,6 +20,7 @@ from services.common.migrate import upgrade
 from services.common.server import BackgroundServer
 from services.common.settings import SettingsError
 from services.matchmaker.models import streams
+from services.matchmaker.runner import Waker
 from services.matchmaker.server import STREAM_LEASE_ENV, MatchmakerConfig, make_spec
 
 from .conftest import FAST, Cluster, seated, settings, wait_for
@@ -111,3 +113,32 @@ def test_the_stream_lease_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(STREAM_LEASE_ENV, "0")
     with pytest.raises(SettingsError, match=STREAM_LEASE_ENV):
         MatchmakerConfig.from_env()
+
+
+def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url: str) -> None:
+    """A table write wakes this instance's streams at once; its NOTIFY (``table_id:seq``)
+    coming back through LISTEN is then no second wake-up, while a write of another instance
+    (a newer seq) or a bare key (seating) still is one."""
+
+    async def run() -> None:
+        engine = make_engine(db_url)
+        waker = Waker(engine, asyncio.get_running_loop(), 0.05)
+        try:
+            fut = waker.future("t1")
+            waker.wake_written("t1", 5)
+            assert fut.done()
+            fut = waker.future("t1")
+            waker._wake("t1:5")  # the echo of that write, as the LISTEN thread gets it
+            await asyncio.sleep(0.02)
+            assert not fut.done()
+            waker._wake("t1:6")  # another instance moved the table on
+            assert await waker.wait("t1", 2.0, fut)
+            fut = waker.future("t1")
+            waker._wake("t1")
+            assert await waker.wait("t1", 2.0, fut)
+            assert not await waker.wait("t1", 0.01)
+        finally:
+            waker.close()
+            engine.dispose()
+
+    asyncio.run(run())
