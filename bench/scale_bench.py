@@ -109,8 +109,10 @@ def scale_section(ctx: Context) -> list[BenchTable]:
         "What limits one instance: it is one Python process (one worker; its loops and streams "
         "are per process), and every human Act is a table lock, a load, an engine Apply over "
         "gRPC, one conditional write (events, outbox, NOTIFY) and a read per open stream of "
-        "the table, on one event loop with an 8-thread database pool it shares with the bots' "
-        "moves; at 100+ tables that process is CPU-bound.  On two cores a second instance "
+        "the table, on one event loop; people's calls, seat streams and the bots' moves have "
+        "database threads of their own and at most 16 bot steps run at once, so bots slow "
+        "down before people do; past that, database round trips and the one process's CPU "
+        "(2.5–5 ms per action) are the limit.  On two cores a second instance "
         "competes for the same cores (expect ≤ 1×); it pays off on more cores or machines."
     )
     return [table]
