@@ -211,27 +211,25 @@ class Runner:
 
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        loop = asyncio.get_running_loop()
         pool = self._pool if _BACKGROUND.get() else self._calls
+        return await self._in(pool, lambda: fn(*args, **kwargs))
+
+    async def stream_db(self, fn: Callable[..., T], *args: Any) -> T:
+        """:meth:`db` for the reads of seat streams, in their own pool."""
+        return await self._in(self._streams, lambda: fn(*args))
+
+    @staticmethod
+    async def _in(pool: ThreadPoolExecutor, call: Callable[[], T]) -> T:
+        loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(pool, lambda: fn(*args, **kwargs))
+            return await loop.run_in_executor(pool, call)
         except Exception as exc:
             # A dropped session (outage, or the idle-in-transaction timeout after a pause)
             # rolled its transaction back: once more on a fresh connection, then the caller
             # answers UNAVAILABLE DATABASE_UNAVAILABLE.
             if not database_unavailable(exc):
                 raise
-        return await loop.run_in_executor(pool, lambda: fn(*args, **kwargs))
-
-    async def stream_db(self, fn: Callable[..., T], *args: Any) -> T:
-        """:meth:`db` for the reads of seat streams, in their own pool."""
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._streams, lambda: fn(*args))
-        except Exception as exc:
-            if not database_unavailable(exc):
-                raise
-        return await loop.run_in_executor(self._streams, lambda: fn(*args))
+        return await loop.run_in_executor(pool, call)
 
     @property
     def waker(self) -> Waker:
