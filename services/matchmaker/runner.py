@@ -34,6 +34,7 @@ import grpc
 
 from services.common import logging as clog
 from services.common.db import database_unavailable
+from services.common.fields import room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed
 from services.common.notify import Notifier
 from services.common.reasons import RulesReason, ServiceReason
@@ -62,6 +63,17 @@ HOLD_MS = 1000
 #: database work queues in a pool of its own, so a person's call (an RPC) never waits in a
 #: queue of bot moves behind a busy SQLite write lock.
 _BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar("mm_background", default=False)
+
+
+def room_message(config: dict[str, Any]) -> common_pb2.Room:
+    """A table's room (as Enqueue stored it in its config) as the wire's message."""
+    room = config["room"]
+    msg = common_pb2.Room(stake=room["stake"], overrides_json=room.get("overrides_json", ""))
+    if room.get("max_multiplier") is not None:
+        msg.max_multiplier = room["max_multiplier"]
+    if room.get("escape_multiplier") is not None:
+        msg.escape_multiplier = room["escape_multiplier"]
+    return msg
 
 
 def not_found(reason: str, message: str) -> ServiceError:
@@ -492,15 +504,6 @@ class Runner:
             game_id=table.game_id or "", seq=table.engine_seq, token=table.token or b""
         )
 
-    def _room(self, table: Table) -> common_pb2.Room:
-        room = table.config["room"]
-        msg = common_pb2.Room(stake=room["stake"], overrides_json=room.get("overrides_json", ""))
-        if room.get("max_multiplier") is not None:
-            msg.max_multiplier = room["max_multiplier"]
-        if room.get("escape_multiplier") is not None:
-            msg.escape_multiplier = room["escape_multiplier"]
-        return msg
-
     def _set_turn(self, table: Table, view: engine_pb2.View, now: int, w: Write) -> None:
         """The seat to move and its deadline after the game changed to ``view``."""
         if not view.HasField("turn") or view.phase == engine_pb2.PHASE_OVER:
@@ -535,13 +538,8 @@ class Runner:
     def _variant(table: Table) -> rules.Variant:
         """The table's variant with its room's overrides (``rotate_first_bidder`` among
         them): the base variant alone would ignore what the room chose.  Enqueue checked the
-        room, so this cannot fail; the rules cache the overridden variant."""
-        room = table.config["room"]
-        data = json.loads(room.get("overrides_json") or "{}")
-        for name in rules.ROOM_FIELDS:  # the bounds the room was checked with
-            if room.get(name) is not None:
-                data[name] = room[name]
-        return rules.Room.from_dict(data).variant_for(table.variant)
+        room with these same functions, so this cannot fail."""
+        return variant_in_room(table.variant, room_of(room_message(table.config)))
 
     async def _start_game(self, table: Table, w: Write) -> None:
         v = self._variant(table)
@@ -549,7 +547,7 @@ class Runner:
         game_id = f"{table.table_id}.{table.game_no}"
         request = engine_pb2.NewGameRequest(
             variant=table.variant,
-            room=self._room(table),
+            room=room_message(table.config),
             deal=engine_pb2.Deal(seed=secrets.token_hex(16)),
             game_id=game_id,
             players=[s["player_id"] for s in table.seats],

@@ -22,13 +22,13 @@ from services.common.fields import room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed, invalid, missing
 from services.common.reasons import ServiceReason
 from services.common.server import add_service
-from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2
+from services.common.wire import engine_pb2, matchmaker_pb2
 from services.engine import rules
 
 from . import access as acc
 from .bots import DEFAULT_LEVEL, LEVELS
 from .clients import Unreachable
-from .runner import Runner, engine_down, not_found
+from .runner import Runner, engine_down, not_found, room_message
 from .store import EVENTS_PAGE, HeldError, Table, now_ms
 
 M = matchmaker_pb2
@@ -113,16 +113,6 @@ def seat_messages(table: Table) -> list[M.Seat]:
         )
         for i, s in enumerate(table.seats)
     ]
-
-
-def room_message(config: dict[str, Any]) -> common_pb2.Room:
-    room = config["room"]
-    msg = common_pb2.Room(stake=room["stake"], overrides_json=room.get("overrides_json", ""))
-    if room.get("max_multiplier") is not None:
-        msg.max_multiplier = room["max_multiplier"]
-    if room.get("escape_multiplier") is not None:
-        msg.escape_multiplier = room["escape_multiplier"]
-    return msg
 
 
 def snapshot(table: Table, seat: int, view: engine_pb2.View | None) -> M.TableSnapshot:
