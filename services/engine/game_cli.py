@@ -21,8 +21,7 @@ from .rules import (
     ReplayError,
     RulesError,
     VariantError,
-    apply,
-    autoplay_move,
+    autoplay_out,
     new_game,
     replay,
     variant,
@@ -87,10 +86,8 @@ def settle_main(args: argparse.Namespace) -> int:
 
 def play_out(state: GameState) -> GameState:
     """Auto-bid and auto-play every seat until the game ends (the move each seat's view
-    would give, read from the state: nobody reads those views here)."""
-    while state.turn is not None:
-        state, _ = apply(state, autoplay_move(state))
-    return state
+    would give, read from the state: nobody reads those views, nor the events, here)."""
+    return autoplay_out(state)
 
 
 def simulate_main(args: argparse.Namespace) -> int:

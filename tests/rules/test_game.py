@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from services.engine.rules import (
@@ -193,3 +195,42 @@ def test_ambiguous_lead_reading() -> None:
     assert named.log[-1].reading == "plane_single:5"
     readings = [a.reading for a in legal_actions(s) if isinstance(a, PlayCards) and a.reading]
     assert "plane_single:6" in readings
+
+
+#: Rooms whose options change what self-play meets: the ♠3 first lead, a show-hand phase.
+_AUTOPLAY_ROOMS = {
+    "zsy1": (("first_lead_holds_spade_three", True),),
+    "zsy2": (("first_lead_holds_spade_three", True),),  # two ♠3: one may outlive the first lead
+    "ddz3": (("show_hand_factor", 2),),
+}
+
+
+@pytest.mark.parametrize("name", ["ddz3", "ddz4", "zsy1", "zsy2"])
+def test_autoplay_out_is_apply_repeated(name: str) -> None:
+    """autoplay_out (simulate's loop, with no per-action states or events) ends in the state
+    that applying autoplay_move until nobody is to move reaches: equal in every field (log,
+    hands, bombs, settlement, …), from fresh deals, rooms with options, and mid-game states
+    (random legal moves first, escapes and autoplay switches included)."""
+    import random
+
+    from services.engine.rules import Leave, Room, SetAutoplay, autoplay_move, autoplay_out
+
+    rng = random.Random(f"autoplay-out-{name}")
+    rooms = [None, Room(overrides=_AUTOPLAY_ROOMS.get(name, ()))]
+    games = 0
+    for g in range(60):
+        s = new_game(name, rooms[g % 2], seed=f"out-{g}")
+        for _ in range(rng.choice((0, 0, 3, 12, 30))):
+            if s.turn is None:
+                break
+            moves: list[Any] = legal_actions(s)
+            moves += [SetAutoplay(rng.randrange(s.players), True), Leave(s.turn)]
+            s, _ = apply(s, moves[-1] if rng.random() < 0.02 else rng.choice(moves[:-1]))
+        want = s
+        while want.turn is not None:
+            want, _ = apply(want, autoplay_move(want))
+        got = autoplay_out(s)
+        assert got == want
+        assert got.settlement is not None and got.settlement == want.settlement
+        games += got.status.value == "finished"
+    assert games > 40

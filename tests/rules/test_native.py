@@ -15,6 +15,7 @@ import json
 import os
 import pickle
 import random
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -22,7 +23,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.engine import rules
-from services.engine.rules import moves, patterns
+from services.engine.rules import moves, patterns, policies
+from services.engine.rules.cards import NUM_RANKS, RANK_OF
+from services.engine.rules.kinds import Kind
 
 from . import make_golden
 from .strategies import positions
@@ -183,3 +186,88 @@ def test_a_pickled_variant_leaves_the_compiled_tables_behind() -> None:
     copy = pickle.loads(pickle.dumps(v))
     assert copy.__dict__.get("_native_tables") is None
     assert native.legal_plays(copy, hand) == before == PURE_LEGAL(copy, hand)
+
+
+PURE_CHOOSE = policies.pure_choose_play
+
+
+def _same_choice(got: Any, want: Any) -> None:
+    assert got == want
+    if got[0] == "ok" and got[1] is not None:
+        play, pure = got[1], want[1]
+        assert type(play) is type(pure) is rules.Play
+        assert type(play.pattern) is type(pure.pattern) is rules.Pattern
+        assert [type(c) for c in play.cards] == [type(c) for c in pure.cards]
+
+
+@pytest.mark.parametrize("name", list(rules.VARIANTS))
+def test_both_cores_choose_the_same_auto_play(name: str) -> None:
+    """The compiled policy (its own leads, unit follows and bombs; the rest handed to the pure
+    code) against policies.pure_choose_play: hands of every size, sorted or not, the play to
+    beat drawn from another hand's leads (every kind, bombs and rockets included), with and
+    without the farmer's no-bomb rule and the ♠3 the first lead must hold."""
+    v = rules.variant(name)
+    rng = random.Random(f"choose:{name}")
+    spade_three = rules.parse_cards("3s")[0]
+    answers: Counter[str] = Counter()
+    for _ in range(3000):
+        deck = list(v.deck)
+        rng.shuffle(deck)
+        if rng.random() < 0.25:  # every copy of one rank first: a bomb (or the rocket) in hand
+            rank = rng.randrange(NUM_RANKS)
+            deck.sort(key=lambda c: RANK_OF[c] != rank)
+        size = rng.choice((v.hand_size + v.bottom_size, v.hand_size, rng.randint(0, 12)))
+        hand: Any = deck[:size]
+        if rng.random() < 0.1:  # whole ranks only: bombs, the rocket, a lead of those alone
+            ranks = rng.sample(range(NUM_RANKS), rng.randint(1, 3))
+            hand = [c for c in deck if RANK_OF[c] in ranks]
+            size = len(hand)
+        if rng.getrandbits(1):
+            hand = tuple(sorted(hand))
+        leads = native.legal_plays(v, deck[size : size + 20])
+        units = [p for p in leads if p.pattern.kind in (Kind.SINGLE, Kind.PAIR, Kind.TRIPLE)]
+        pick = rng.random()
+        last = None
+        if units and pick < 0.5:
+            last = rng.choice(units).pattern
+        elif leads and pick < 0.8:
+            last = rng.choice(leads).pattern
+        no_bombs = rng.random() < 0.3
+        must = spade_three if last is None and spade_three in hand and rng.random() < 0.3 else None
+        got = _outcome(native.choose_play, v, hand, last, no_bombs=no_bombs, must_hold=must)
+        want = _outcome(PURE_CHOOSE, v, hand, last, no_bombs=no_bombs, must_hold=must)
+        _same_choice(got, want)
+        play = got[1] if got[0] == "ok" else None
+        if play is None:
+            answers["pass"] += 1
+        elif play.pattern.is_bomb:
+            answers["bomb"] += 1
+        else:
+            answers["lead" if last is None else "follow"] += 1
+    assert len(answers) == 4 and min(answers.values()) > 40, answers
+
+
+@pytest.mark.parametrize("name", list(rules.VARIANTS))
+def test_both_cores_choose_the_same_auto_play_in_games(name: str) -> None:
+    """Every play-phase turn of self-play games (the positions simulate meets), and hands the
+    compiled core hands back to the pure code (odd values, cards the deck cannot hold)."""
+    v = rules.variant(name)
+    for g in range(40):
+        s = rules.new_game(v, seed=f"choose-{g}")
+        while s.turn is not None:
+            if s.phase is not rules.Phase.BIDDING:
+                seat, last = s.turn, s.last
+                no_bombs = (
+                    s.landlord is not None and seat != s.landlord and s.last_seat != s.landlord
+                )
+                args = (v, s.hands[seat], last.pattern if last else None)
+                kw = {"no_bombs": no_bombs and last is not None, "must_hold": s.must_hold()}
+                _same_choice(
+                    _outcome(native.choose_play, *args, **kw), _outcome(PURE_CHOOSE, *args, **kw)
+                )
+            s, _ = rules.apply(s, rules.autoplay_move(s))
+    single = rules.classify(v, (4,))
+    for hand in ((0, 0, 0), (52, 53, 53, 53), (-1, 3), (54,), (1 << 70,), ("3s",), (True, 4), ()):
+        for last in (None, single):
+            got = _outcome(native.choose_play, v, hand, last)
+            assert got == _outcome(PURE_CHOOSE, v, hand, last)

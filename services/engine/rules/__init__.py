@@ -48,7 +48,7 @@ from .deal import (
     redeal_seed,
 )
 from .errors import CardsNotInDeck, DoesNotBeat, NotAPattern, RecordError, RulesError
-from .game import apply, deal_events, legal_actions, new_game
+from .game import apply, autoplay_out, deal_events, legal_actions, new_game
 from .kinds import Kind, Wings
 from .moves import count_plays, legal_plays
 from .patterns import CORE, Pattern, Play, beats, classify, parse_reading, preferred, readings
@@ -135,6 +135,7 @@ __all__ = [
     "auto_bid",
     "autoplay_action",
     "autoplay_move",
+    "autoplay_out",
     "beats",
     "check_room",
     "choose_play",

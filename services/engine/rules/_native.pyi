@@ -14,3 +14,11 @@ def count_plays(
 def classify(
     v: Variant, cards: Sequence[int], reading: str | None = None, last: Pattern | None = None
 ) -> Pattern: ...
+def choose_play(
+    v: Variant,
+    hand: Sequence[int],
+    last: Pattern | None,
+    *,
+    no_bombs: bool = False,
+    must_hold: int | None = None,
+) -> Play | None: ...

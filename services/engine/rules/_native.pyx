@@ -690,3 +690,94 @@ def classify(v, cards, reading=None, last=None):
     if len(<tuple>found) == 1 and _beats(best, last):
         return best
     return _py_classify(v, cards, None, last)
+
+
+# ------------------------------------------------------------------ the auto-play policy
+cdef object _py_choose = None  # policies.pure_choose_play, set on first use
+cdef object _RulesError = None
+cdef object K_SINGLE_KIND = Kind.SINGLE
+cdef object K_PAIR_KIND = Kind.PAIR
+cdef object K_TRIPLE_KIND = Kind.TRIPLE
+cdef object K_BOMB_KIND = Kind.BOMB
+cdef object K_ROCKET_KIND = Kind.ROCKET
+
+
+cdef object _pure_choose(v, hand, last, no_bombs, must_hold):
+    global _py_choose
+    if _py_choose is None:
+        from . import policies
+        _py_choose = policies.pure_choose_play
+    return _py_choose(v, hand, last, no_bombs=no_bombs, must_hold=must_hold)
+
+
+cdef inline bint _bomb_rank(_NT nt, int r, int count):
+    # policies._is_bomb_rank
+    if r >= BJ:
+        return False
+    return count >= nt.bomb_min or (nt.aaa_bomb and r == ACE and count >= 3)
+
+
+def choose_play(v, hand, last, *, no_bombs=False, must_hold=None):
+    """policies.choose_play, compiled for the moves self-play makes all the time: a lead of
+    the lowest plain rank, a follow of a single, pair or triple, a bomb or rocket over the
+    play to beat.  Anything else (a lead that must hold a card, a follow of another kind, a
+    lead of bombs only, a hand the generator hands to the pure code) is the pure function's."""
+    global _RulesError
+    cdef _NT nt = _tables(v)
+    cdef Hand h
+    cdef int r, c, unit, lo, i, best
+    cdef long floor
+    cdef bint rocket
+    if must_hold is not None or not _load_hand(nt, hand, &h):
+        return _pure_choose(v, hand, last, no_bombs, must_hold)
+    rocket = h.cnt[BJ] >= nt.rc_b and h.cnt[RJ] >= nt.rc_r  # policies._holds_rocket
+    if last is None:
+        # policies._lead: every card of the lowest rank that is not a bomb (nor rocket jokers)
+        for r in range(NR):
+            c = h.cnt[r]
+            if c == 0 or _bomb_rank(nt, r, c) or (r >= BJ and rocket):
+                continue
+            cards = _cards_tuple(h.cid[r], c)
+            if _RulesError is None:
+                from .errors import RulesError
+                _RulesError = RulesError
+            try:
+                pattern = classify(v, cards)
+            except _RulesError:
+                break  # the variant lacks this plain kind: the pure code's general rule
+            return _play(cards, pattern)
+        return _pure_choose(v, hand, last, no_bombs, must_hold)
+    kind = last.kind
+    if kind is K_SINGLE_KIND:
+        unit = 1
+    elif kind is K_PAIR_KIND:
+        unit = 2
+    elif kind is K_TRIPLE_KIND:
+        unit = 3
+    elif kind is K_BOMB_KIND or kind is K_ROCKET_KIND:
+        unit = 0
+    else:
+        return _pure_choose(v, hand, last, no_bombs, must_hold)
+    if unit:
+        lo = <int>last.order + 1
+        if lo < 0:
+            lo = 0
+        for r in range(lo, NR):
+            if h.cnt[r] >= unit and not (r == ACE and unit == 3 and nt.aaa_bomb):
+                return _play(_cards_tuple(h.cid[r], unit), _PATTERN(kind, r, 1, unit, False, r))
+    if no_bombs:
+        return None
+    # policies._bombs(...)[0]: the bomb or rocket of least order that beats ``last``
+    # (nt.bomb_* is sorted by order; a rocket's order is above every bomb's).
+    if kind is K_ROCKET_KIND:
+        return None
+    floor = last.order if kind is K_BOMB_KIND else -1
+    for i in range(nt.nbombs):
+        r = nt.bomb_rank[i]
+        if h.cnt[r] >= nt.bomb_size[i] and nt.bomb_order[i] > floor:
+            return _play(_cards_tuple(h.cid[r], nt.bomb_size[i]), nt.bomb_pattern[i])
+    if nt.rocket is not None and rocket:
+        out = []
+        _rocket(nt, &h, out)
+        return out[0]
+    return None

@@ -56,8 +56,8 @@ from .deal import (
 from .deal import first_bidder as draw_first_bidder
 from .errors import Reason, RulesError
 from .kinds import Kind
-from .patterns import Play, check_in_deck, classify
-from .policies import autoplay_move
+from .patterns import Pattern, Play, check_in_deck, classify
+from .policies import autoplay_move, choose_play
 from .room import Room
 from .scoring import BombRecord
 from .state import GameState, Phase, Status
@@ -367,23 +367,44 @@ def _remove(hand: tuple[int, ...], cards: Sequence[int]) -> tuple[int, ...] | No
     return tuple(rest)
 
 
-def _play(state: GameState, action: PlayCards) -> tuple[GameState, list[Event]]:
-    seat = action.seat
-    v = state.variant
+def _read_play(
+    v: Variant,
+    hand: tuple[int, ...],
+    action: PlayCards,
+    must: int | None,
+    last: Play | None,
+) -> tuple[tuple[int, ...], Pattern]:
+    """The hand left after ``action`` and the pattern it is played as; raises
+    :class:`IllegalAction` when the seat may not make it (``must``: the card the lead must
+    hold; ``last``: the play to beat)."""
     cards = action.cards
     if not cards:
         raise _illegal(Reason.NOT_A_PATTERN, "a play needs at least one card")
-    rest = _remove(state.hands[seat], cards)
+    rest = _remove(hand, cards)
     if rest is None:
-        raise _illegal(Reason.CARDS_NOT_IN_HAND, f"seat {seat} does not hold {format_cards(cards)}")
-    must = state.must_hold()
+        raise _illegal(
+            Reason.CARDS_NOT_IN_HAND, f"seat {action.seat} does not hold {format_cards(cards)}"
+        )
     if must is not None and must not in cards:
         raise _illegal(Reason.MUST_HOLD_SPADE_THREE, "the first lead must hold the ♠3")
-    last = state.last
     try:
         pattern = classify(v, cards, action.reading, last.pattern if last else None)
     except RulesError as exc:
         raise _illegal(exc.reason, str(exc)) from None
+    return rest, pattern
+
+
+def _bomb_record(seat: int, pattern: Pattern, led: bool) -> BombRecord:
+    kind = "rocket" if pattern.kind is Kind.ROCKET else "bomb"
+    return BombRecord(seat, kind, pattern.size, pattern.rank, led)
+
+
+def _play(state: GameState, action: PlayCards) -> tuple[GameState, list[Event]]:
+    seat = action.seat
+    v = state.variant
+    cards = action.cards
+    last = state.last
+    rest, pattern = _read_play(v, state.hands[seat], action, state.must_hold(), last)
     n = v.players
     hands = list(state.hands)
     hands[seat] = rest
@@ -393,8 +414,7 @@ def _play(state: GameState, action: PlayCards) -> tuple[GameState, list[Event]]:
     made[seat] += 1
     bombs = state.bombs
     if pattern.is_bomb:
-        kind = "rocket" if pattern.kind is Kind.ROCKET else "bomb"
-        bombs = (*bombs, BombRecord(seat, kind, pattern.size, pattern.rank, last is None))
+        bombs = (*bombs, _bomb_record(seat, pattern, last is None))
     sorted_cards = tuple(sorted(cards))
     events = [
         Event(
@@ -458,6 +478,81 @@ def _end(state: GameState, events: list[Event], **changes: Any) -> tuple[GameSta
     return over, events
 
 
+# ------------------------------------------------------------------ self-play
+def autoplay_out(state: GameState, by: str | None = "autoplay") -> GameState:
+    """The end of the game when every seat makes its auto-bid and auto-play move: the state
+    that ``state, _ = apply(state, autoplay_move(state, by))`` repeated until nobody is to move
+    reaches — the same moves, log and settlement (tests/rules/test_game.py compares the two).
+
+    Bidding (a few actions, and the redeals) goes through :func:`apply`; the play phase, where
+    self-play spends its time, runs :func:`apply`'s play and pass transitions on local
+    variables, building neither the events nor a state per action, which nobody reads here.
+    Each play still passes :func:`apply`'s checks (:func:`_read_play`).
+    """
+    while state.turn is not None and state.phase is Phase.BIDDING:
+        state, _ = apply(state, autoplay_move(state, by))
+    seat = state.turn
+    if seat is None:
+        return state
+    v = state.variant
+    n = v.players
+    hands = list(state.hands)
+    played = list(state.cards_played)
+    made = list(state.plays_made)
+    bombs = state.bombs
+    log = list(state.log)
+    last, last_seat, passes, landlord = state.last, state.last_seat, state.passes, state.landlord
+    # state.must_hold(), split: the room's rule, and whether any play has been made yet.
+    spade_rule = v.first_lead_holds_spade_three
+    opened = any(made)
+    while True:
+        hand = hands[seat]
+        if last is None:
+            must = SPADE_THREE if spade_rule and not opened and SPADE_THREE in hand else None
+            play = choose_play(v, hand, None, must_hold=must)
+        else:
+            must = None
+            # _auto_move's rule: a farmer never bombs over his partner (last_seat is set).
+            no_bombs = landlord is not None and seat != landlord and last_seat != landlord
+            play = choose_play(v, hand, last.pattern, no_bombs=no_bombs)
+        if play is None:  # a pass (never a lead's: choose_play always leads a play)
+            log.append(Pass(seat, by))
+            passes += 1
+            if passes == n - 1:  # a new trick, led by the last play's seat
+                assert last_seat is not None  # set with last, which a pass follows
+                seat, last, last_seat, passes = last_seat, None, None, 0
+            else:
+                seat = (seat + 1) % n
+            continue
+        action = PlayCards(seat, play.cards, None, by)
+        rest, pattern = _read_play(v, hand, action, must, last)
+        log.append(action)
+        hands[seat] = rest
+        played[seat] += len(action.cards)
+        made[seat] += 1
+        opened = True
+        if pattern.is_bomb:
+            bombs = (*bombs, _bomb_record(seat, pattern, last is None))
+        last, last_seat, passes = Play(tuple(sorted(action.cards)), pattern), seat, 0
+        if not rest:
+            break
+        seat = (seat + 1) % n
+    new = _evolve(
+        state,
+        hands=tuple(hands),
+        cards_played=tuple(played),
+        plays_made=tuple(made),
+        bombs=bombs,
+        last=last,
+        last_seat=last_seat,
+        passes=0,
+        phase=Phase.PLAY,
+        turn=(seat + 1) % n,
+        log=tuple(log),
+    )
+    return _end(new, [], status=Status.FINISHED, winner=seat)[0]
+
+
 # ------------------------------------------------------------------ legal actions
 def legal_actions(state: GameState) -> list[Action]:
     """Every bid, pass, show hand and play the seat to move may make now: what its view
@@ -476,6 +571,7 @@ __all__ = [
     "SeedDeal",
     "Status",
     "apply",
+    "autoplay_out",
     "deal_events",
     "legal_actions",
     "new_game",

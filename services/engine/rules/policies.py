@@ -44,7 +44,15 @@ from .cards import ACE, BLACK_JOKER, CARDS, NUM_RANKS, RANK_OF, RED_JOKER, SUITE
 from .errors import Reason, RulesError
 from .kinds import SHAPES, Kind
 from .moves import legal_plays
-from .patterns import Pattern, Play, beats, bomb_pattern, classify, rocket_pattern
+from .patterns import (
+    Pattern,
+    Play,
+    beats,
+    bomb_pattern,
+    classify,
+    native_core,
+    rocket_pattern,
+)
 from .state import GameState, Phase
 from .variants import Variant
 from .views import SeatView
@@ -206,6 +214,12 @@ def choose_play(
         return None
     bombs = _bombs(v, by_rank, last)
     return bombs[0] if bombs else None
+
+
+#: The pure-Python policy: the reference the compiled core is tested against.
+pure_choose_play = choose_play
+if native_core is not None:  # the compiled core answers the common moves (patterns.CORE)
+    choose_play = native_core.choose_play
 
 
 def auto_bid(v: Variant, hand: Sequence[int], highest: int, forced: bool = False) -> int:
