@@ -2,8 +2,10 @@
 RLCard's Dou Dizhu environment with random agents, same machine, same run.
 
 Ours is exactly what ``cardroom simulate`` times: ``play_out(new_game(v, seed=f"{seed}/{i}"))``
-for a fixed list of seeds — a fresh seeded deal, then auto-bid and auto-play
-(``rules.autoplay_action``) in every seat through ``rules.apply`` until the game is over.
+for a fixed list of seeds — a fresh seeded deal, then auto-bid and auto-play in every seat
+until the game is over (``rules.autoplay_out``: the auto-play policy's moves through
+``rules.apply``'s transitions and checks, without the per-action states and events that
+self-play never reads; tests/rules/test_game.py proves it ends in the same state).
 
 RLCard's side is its documented random-agent loop (``examples/run_random.py``):
 ``env = rlcard.make('doudizhu', config={'seed': …})``, a ``RandomAgent`` in every seat,
@@ -58,21 +60,26 @@ def _pick(ctx: Context, pair: tuple[int, int]) -> int:
 
 @dataclass
 class SelfPlay:
-    """Our games of one variant: the final states and the seconds they took."""
+    """Our games of one variant: what each final state says (its settlement's status, its
+    redeals and its log's length) and the seconds they took."""
 
     variant: rules.Variant
     seeds: Sequence[str]
-    finals: list[rules.GameState]
+    finals: list[tuple[str, int, int]]
     seconds: float = 0.0
 
     def chunk_runner(self, start: int, stop: int) -> Callable[[], None]:
         """Play games ``start``..``stop - 1``: ``cardroom simulate``'s loop, minus its JSON and
-        progress output (the final states are kept, to count statuses afterwards)."""
+        progress output.  Like simulate, it lets each final state go once it has read it:
+        keeping thousands of them (their logs) would make the collector's full passes, not
+        the games, grow with the run's length."""
         v, seeds, keep = self.variant, self.seeds[start:stop], self.finals.append
 
         def run() -> None:
             for seed in seeds:
-                keep(play_out(rules.new_game(v, seed=seed)))
+                final = play_out(rules.new_game(v, seed=seed))
+                assert final.settlement is not None
+                keep((final.settlement.status, final.deal_no, len(final.log)))
 
         return run
 
@@ -81,17 +88,13 @@ class SelfPlay:
         return len(self.finals)
 
     def statuses(self) -> Counter[str]:
-        out: Counter[str] = Counter()
-        for s in self.finals:
-            assert s.settlement is not None
-            out[s.settlement.status] += 1
-        return out
+        return Counter(status for status, _, _ in self.finals)
 
     def redeals(self) -> int:
-        return sum(s.deal_no for s in self.finals)
+        return sum(deals for _, deals, _ in self.finals)
 
     def actions(self) -> int:
-        return sum(len(s.log) for s in self.finals)
+        return sum(actions for _, _, actions in self.finals)
 
 
 @dataclass
@@ -236,8 +239,9 @@ def _self_play_table(ctx: Context, runs: dict[str, SelfPlay]) -> Table:
         )
     table.notes += [
         "A game is what `cardroom simulate` plays: play_out(new_game(v, seed=f'{seed}/{i}')),",
-        "auto-bid and auto-play (rules.autoplay_action) in every seat through rules.apply until",
-        f"the game is over; seeds bench{ctx.seed}-VARIANT/0, /1, …  games/s = games / total time",
+        "auto-bid and auto-play in every seat until the game is over (rules.autoplay_out: the",
+        "policy's moves through rules.apply's transitions and checks, no per-action states or",
+        f"events); seeds bench{ctx.seed}-VARIANT/0, /1, …  games/s = games / total time",
         "(one pass over the fixed seeds, timed in chunks, no JSON or progress output), after",
         f"{WARM_UP} untimed warm-up games on other seeds (RLCard: {RLCARD_WARM_UP} untimed games).",
         "actions/game: the game log's length (bids, plays, passes; over all deals when a deal",

@@ -43,6 +43,13 @@ cdef int K_ROCKET = _KIND_CODE[Kind.ROCKET]
 cdef int K_SF = _KIND_CODE[Kind.STRAIGHT_FLUSH]
 cdef int K_STRAIGHT = _KIND_CODE[Kind.STRAIGHT]
 cdef int W_NONE = 0, W_CARDS = 1, W_PAIRS = 2
+cdef object K_SINGLE_KIND = Kind.SINGLE
+cdef object K_PAIR_KIND = Kind.PAIR
+cdef object K_TRIPLE_KIND = Kind.TRIPLE
+cdef object K_BOMB_KIND = Kind.BOMB
+cdef object K_ROCKET_KIND = Kind.ROCKET
+cdef object K_SF_KIND = Kind.STRAIGHT_FLUSH
+cdef object K_STRAIGHT_KIND = Kind.STRAIGHT
 
 # rank of every card id
 cdef int RANK[54]
@@ -637,6 +644,23 @@ def count_plays(v, hand, last=()):
     return len(legal_plays(v, hand, last))
 
 
+cdef bint _c_beats(tuple play, tuple last) except -1:
+    """patterns.beats(play, last) for two patterns (tuples: kind, rank, length, size, low,
+    order), last not None."""
+    pk, lk = play[0], last[0]
+    if pk is K_ROCKET_KIND:
+        return lk is not K_ROCKET_KIND
+    if lk is K_ROCKET_KIND:
+        return False
+    if pk is K_BOMB_KIND:
+        return lk is not K_BOMB_KIND or play[5] > last[5]
+    if lk is K_BOMB_KIND or play[3] != last[3]:
+        return False
+    if pk is lk:
+        return play[5] > last[5]
+    return pk is K_SF_KIND and lk is K_STRAIGHT_KIND
+
+
 def classify(v, cards, reading=None, last=None):
     """patterns.classify, with the common case (no reading, no play to beat, a memo hit)
     answered here; everything else is the pure function's."""
@@ -687,19 +711,18 @@ def classify(v, cards, reading=None, last=None):
     # A follow: one reading that beats is the answer; anything else (several readings, or
     # none that beats, which raises) is the pure code's.
     found = (<tuple>entry)[0]
-    if len(<tuple>found) == 1 and _beats(best, last):
-        return best
+    if len(<tuple>found) == 1:
+        if type(last) is _PATTERN:
+            if _c_beats(<tuple>best, <tuple>last):
+                return best
+        elif _beats(best, last):
+            return best
     return _py_classify(v, cards, None, last)
 
 
 # ------------------------------------------------------------------ the auto-play policy
 cdef object _py_choose = None  # policies.pure_choose_play, set on first use
 cdef object _RulesError = None
-cdef object K_SINGLE_KIND = Kind.SINGLE
-cdef object K_PAIR_KIND = Kind.PAIR
-cdef object K_TRIPLE_KIND = Kind.TRIPLE
-cdef object K_BOMB_KIND = Kind.BOMB
-cdef object K_ROCKET_KIND = Kind.ROCKET
 
 
 cdef object _pure_choose(v, hand, last, no_bombs, must_hold):
@@ -762,9 +785,15 @@ def choose_play(v, hand, last, *, no_bombs=False, must_hold=None):
         lo = <int>last.order + 1
         if lo < 0:
             lo = 0
+        # The generator's interned pattern of the kind at rank r is the pure code's
+        # Pattern(kind, r, 1, unit, False, r) (the table lacks only what no hand can play).
+        table = nt.by_rank[_KIND_CODE[kind]]
         for r in range(lo, NR):
             if h.cnt[r] >= unit and not (r == ACE and unit == 3 and nt.aaa_bomb):
-                return _play(_cards_tuple(h.cid[r], unit), _PATTERN(kind, r, 1, unit, False, r))
+                pattern = None if table is None else (<list>table)[r]
+                if pattern is None:
+                    pattern = _PATTERN(kind, r, 1, unit, False, r)
+                return _play(_cards_tuple(h.cid[r], unit), pattern)
     if no_bombs:
         return None
     # policies._bombs(...)[0]: the bomb or rocket of least order that beats ``last``
