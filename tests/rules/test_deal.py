@@ -7,6 +7,7 @@ import hashlib
 import json
 import re
 from collections import Counter
+from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.engine.rules import format_cards, variant
-from services.engine.rules.deal import deal_from_seed, first_bidder, redeal_seed, shuffle
+from services.engine.rules.deal import (
+    SHUFFLE_DOMAIN,
+    _first_blocks,
+    _stream,
+    deal_from_seed,
+    first_bidder,
+    redeal_seed,
+    shuffle,
+)
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "deal-test-vectors.md"
 
@@ -127,3 +136,11 @@ def test_a_game_bound_to_an_id_commits_to_its_deal_and_reveals_the_seed() -> Non
     plain = rules.new_game("doudizhu3", seed="cardroom")
     assert "commitment" not in rules.deal_events(plain)[-1].data
     assert "seed" not in rules.apply(plain, rules.Leave(1))[1][-1].data
+
+
+def test_the_shuffles_first_blocks_then_the_rest_are_the_stream() -> None:
+    # shuffle reads the blocks its draws need at once, and the stream after them only when a
+    # draw is discarded (odds below 2**-57, so the spec test above never reaches it).
+    whole = list(islice(_stream(SHUFFLE_DOMAIN, "blocks"), 40))
+    assert list(_first_blocks(SHUFFLE_DOMAIN, "blocks", 6)) == whole[:24]
+    assert list(islice(_stream(SHUFFLE_DOMAIN, "blocks", 6), 16)) == whole[24:]

@@ -51,6 +51,7 @@ import dataclasses
 import hashlib
 import struct
 from collections.abc import Iterator
+from itertools import chain
 from typing import Final, NamedTuple
 
 from .cards import SPADE_THREE
@@ -95,17 +96,30 @@ DealSpec = SeedDeal | ExplicitDeal
 """How a game's cards were given: the one thing a record needs besides its actions."""
 
 
-def _stream(domain: bytes, seed: str) -> Iterator[int]:
-    """The 64-bit integers of the counter-mode SHA-256 stream of (domain, seed)."""
+def _prefix(domain: bytes, seed: str) -> bytes:
     if not seed:
         raise ValueError("a seed is a non-empty string")
-    prefix = domain + b"\x00" + seed.encode("utf-8")
+    return domain + b"\x00" + seed.encode("utf-8")
+
+
+def _stream(domain: bytes, seed: str, start: int = 0) -> Iterator[int]:
+    """The 64-bit integers of the counter-mode SHA-256 stream of (domain, seed), from block
+    ``start`` on."""
+    prefix = _prefix(domain, seed)
     sha256 = hashlib.sha256
     unpack = _FOUR_U64.unpack  # the block's four big-endian 64-bit integers at once
-    counter = 0
+    counter = start
     while True:
         yield from unpack(sha256(prefix + counter.to_bytes(8, "big")).digest())
         counter += 1
+
+
+def _first_blocks(domain: bytes, seed: str, blocks: int) -> tuple[int, ...]:
+    """The 64-bit integers of the stream's first ``blocks`` blocks, all at once."""
+    prefix = _prefix(domain, seed)
+    sha256 = hashlib.sha256
+    data = b"".join([sha256(prefix + i.to_bytes(8, "big")).digest() for i in range(blocks)])
+    return struct.unpack(f">{4 * blocks}Q", data)
 
 
 def _below(stream: Iterator[int], n: int) -> int:
@@ -117,14 +131,28 @@ def _below(stream: Iterator[int], n: int) -> int:
             return x % n
 
 
+def _limits(count: int) -> tuple[int, ...]:
+    """``_below``'s limit for each n below ``count`` (index 0 unused)."""
+    return (0, *(_TWO64 - _TWO64 % n for n in range(1, count)))
+
+
+_LIMITS: Final = _limits(2 * 54 + 1)  # every deck: one or two packs of 54
+
+
 def shuffle(deck: tuple[int, ...], seed: str) -> list[int]:
     """The deck in the order the seed gives (Fisher–Yates, documented above)."""
     out = list(deck)
-    draw = _stream(SHUFFLE_DOMAIN, seed).__next__
+    # A shuffle makes len - 1 draws, and a draw is discarded with odds below 2**-57: read the
+    # blocks those draws take in one go, and the stream beyond them only if one is discarded.
+    blocks = (len(out) + 2) // 4
+    draw = chain(
+        _first_blocks(SHUFFLE_DOMAIN, seed, blocks), _stream(SHUFFLE_DOMAIN, seed, blocks)
+    ).__next__
+    limits = _LIMITS if len(out) <= len(_LIMITS) else _limits(len(out) + 1)
     for i in range(len(out) - 1, 0, -1):
         # _below(stream, i + 1), inlined: a new game shuffles once per deal.
         n = i + 1
-        limit = _TWO64 - _TWO64 % n
+        limit = limits[n]
         x = draw()
         while x >= limit:
             x = draw()
