@@ -175,6 +175,7 @@ def test_the_active_core_is_the_compiled_one_unless_disabled() -> None:
     assert ("pure" if disabled else "native") == rules.CORE
     assert (rules.legal_plays is native.legal_plays) is not disabled
     assert (rules.classify is native.classify) is not disabled
+    assert (policies.choose_play is native.choose_play) is not disabled
 
 
 def test_a_pickled_variant_leaves_the_compiled_tables_behind() -> None:

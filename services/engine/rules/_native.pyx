@@ -1,5 +1,6 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
-"""The compiled rules core: the move generator and the classifier's fast path in C.
+"""The compiled rules core: the move generator, the classifier's fast path and the auto-play
+policy's common moves in C.
 
 It follows moves.py line for line — the same tables (built once per variant by moves.py and
 read here), the same order of plays, the same :class:`Play` and :class:`Pattern` objects — with
@@ -7,7 +8,9 @@ the hand held in C arrays (cards per rank, counts, a bit per rank held at least 
 each play's cards tuple written from a C buffer.  Anything unusual (a card that is not an int
 in 0..53, cards the deck cannot hold, a reading or a play to beat for classify, a memo miss)
 goes to the pure-Python code, which stays the reference and raises its own errors.
-tests/rules/test_native.py compares both cores.
+The policy (choose_play) answers leads, follows of a single, pair or triple, and bombs, and
+hands anything else to policies.pure_choose_play.  tests/rules/test_native.py compares both
+cores.
 """
 
 from cpython.object cimport PyTypeObject

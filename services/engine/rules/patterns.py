@@ -365,7 +365,7 @@ def beats(play: Pattern, last: Pattern | None) -> bool:
 pure_classify = classify
 
 
-#: Which rules core answers classify and legal_plays: "native" (the compiled
+#: Which rules core answers classify, legal_plays and choose_play: "native" (the compiled
 #: ``_native`` module, built by setup.py when a C compiler is present) or "pure".  The
 #: environment switch CARDROOM_PURE=1 keeps the pure one (read once, at import).
 def _load_native() -> ModuleType | None:
