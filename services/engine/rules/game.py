@@ -21,7 +21,7 @@ services.engine.rules.actions.IllegalAction: seat 0 leads: a lead cannot pass
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from .actions import (
     Action,
@@ -55,7 +55,7 @@ from .deal import (
 )
 from .deal import first_bidder as draw_first_bidder
 from .errors import Reason, RulesError
-from .kinds import Kind
+from .kinds import BOMB_KINDS, Kind
 from .patterns import Pattern, Play, check_in_deck, classify
 from .policies import autoplay_move, choose_play
 from .room import Room
@@ -66,6 +66,8 @@ from .state import settle as _settle
 from .variants import RULES_VERSION, RULES_VERSIONS, Variant, VariantError
 from .variants import variant as find_variant
 from .views import seat_view
+
+_tuple_new: Final = tuple.__new__
 
 
 def _illegal(reason: str, message: str) -> IllegalAction:
@@ -531,9 +533,10 @@ def autoplay_out(state: GameState, by: str | None = "autoplay") -> GameState:
         played[seat] += len(action.cards)
         made[seat] += 1
         opened = True
-        if pattern.is_bomb:
+        if pattern.kind in BOMB_KINDS:  # pattern.is_bomb, without a property call per play
             bombs = (*bombs, _bomb_record(seat, pattern, last is None))
-        last, last_seat, passes = Play(tuple(sorted(action.cards)), pattern), seat, 0
+        # Play(...), without the named tuple's __new__ (a Python call per play)
+        last, last_seat, passes = _tuple_new(Play, (tuple(sorted(action.cards)), pattern)), seat, 0
         if not rest:
             break
         seat = (seat + 1) % n

@@ -70,3 +70,6 @@ SHAPES: Final[dict[Kind, Shape]] = {
 SHAPED_KINDS: Final = tuple(
     k for k in Kind if k not in (Kind.BOMB, Kind.ROCKET, Kind.STRAIGHT_FLUSH)
 )
+
+#: Bombs and rockets: the kinds that beat any other (``Pattern.is_bomb``).
+BOMB_KINDS: Final = frozenset({Kind.BOMB, Kind.ROCKET})

@@ -36,7 +36,7 @@ from .cards import (
     format_cards,
 )
 from .errors import CardsNotInDeck, DoesNotBeat, NotAPattern
-from .kinds import SHAPES, Kind, Wings
+from .kinds import BOMB_KINDS, SHAPES, Kind, Wings
 from .variants import Run, Variant
 
 _ROCKET_ORDER: Final = 1 << 20
@@ -66,7 +66,7 @@ class Pattern(NamedTuple):
     @property
     def is_bomb(self) -> bool:
         """Bombs and rockets: what beats any other kind."""
-        return self.kind is Kind.BOMB or self.kind is Kind.ROCKET
+        return self.kind in BOMB_KINDS
 
     @property
     def reading(self) -> str:
