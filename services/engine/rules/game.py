@@ -469,10 +469,17 @@ def _leave(state: GameState, action: Leave) -> tuple[GameState, list[Event]]:
     )
 
 
-def _end(state: GameState, events: list[Event], **changes: Any) -> tuple[GameState, list[Event]]:
+def _over(state: GameState, **changes: Any) -> GameState:
+    """The state, over, with ``changes`` and its settlement."""
     over = _evolve(state, phase=Phase.OVER, turn=None, **changes)
-    settlement = _settle(over)
-    object.__setattr__(over, "settlement", settlement)
+    object.__setattr__(over, "settlement", _settle(over))
+    return over
+
+
+def _end(state: GameState, events: list[Event], **changes: Any) -> tuple[GameState, list[Event]]:
+    over = _over(state, **changes)
+    settlement = over.settlement
+    assert settlement is not None
     data: dict[str, Any] = {"settlement": settlement.to_dict()}
     if over.game_id is not None and isinstance(over.deal, SeedDeal):
         data["seed"] = over.deal.seed  # opens the commitment of the public deal event
@@ -540,7 +547,7 @@ def autoplay_out(state: GameState, by: str | None = "autoplay") -> GameState:
         if not rest:
             break
         seat = (seat + 1) % n
-    new = _evolve(
+    return _over(
         state,
         hands=tuple(hands),
         cards_played=tuple(played),
@@ -549,11 +556,10 @@ def autoplay_out(state: GameState, by: str | None = "autoplay") -> GameState:
         last=last,
         last_seat=last_seat,
         passes=0,
-        phase=Phase.PLAY,
-        turn=(seat + 1) % n,
         log=tuple(log),
+        status=Status.FINISHED,
+        winner=seat,
     )
-    return _end(new, [], status=Status.FINISHED, winner=seat)[0]
 
 
 # ------------------------------------------------------------------ legal actions
