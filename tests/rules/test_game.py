@@ -234,3 +234,22 @@ def test_autoplay_out_is_apply_repeated(name: str) -> None:
         assert got.settlement is not None and got.settlement == want.settlement
         games += got.status.value == "finished"
     assert games > 40
+
+
+def test_a_new_game_is_built_as_the_dataclass_would_build_it() -> None:
+    # new_game skips GameState's frozen __init__ (state.build): every field, the same value.
+    import dataclasses
+
+    from services.engine.rules import GameState
+    from services.engine.rules.state import build
+
+    for name in ("ddz3", "ddz4", "zsy1", "zsy2"):
+        s = new_game(name, seed="build", game_id="g1")
+        fields = {f.name: getattr(s, f.name) for f in dataclasses.fields(GameState)}
+        assert type(s) is GameState and s == GameState(**fields)
+        assert s.to_dict() == GameState.from_dict(s.to_dict()).to_dict()
+        del fields["game_id"]
+        with pytest.raises(TypeError, match="game_id"):
+            build(**fields)
+        with pytest.raises(TypeError, match="extra"):
+            build(**fields, game_id=None, extra=1)

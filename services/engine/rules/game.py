@@ -61,6 +61,7 @@ from .policies import autoplay_move, choose_play
 from .room import Room
 from .scoring import BombRecord
 from .state import GameState, Phase, Status
+from .state import build as _build
 from .state import evolve as _evolve
 from .state import settle as _settle
 from .variants import RULES_VERSION, RULES_VERSIONS, Variant, VariantError
@@ -145,7 +146,7 @@ def new_game(
         first_bidder = None
         _check_seat(v, opener if opener is not None else 0, "opener")
     n = v.players
-    return GameState(
+    return _build(
         variant=v,
         room=room,
         deal=spec,
