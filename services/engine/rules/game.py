@@ -525,7 +525,9 @@ def autoplay_out(state: GameState, by: str | None = "autoplay") -> GameState:
             # _auto_move's rule: a farmer never bombs over his partner (last_seat is set).
             no_bombs = landlord is not None and seat != landlord and last_seat != landlord
             play = choose_play(v, hand, last.pattern, no_bombs=no_bombs)
-        if play is None:  # a pass (never a lead's: choose_play always leads a play)
+        if play is None:  # a pass
+            if last is None:  # apply's check (choose_play always leads a play)
+                raise _illegal(Reason.MUST_LEAD, f"seat {seat} leads: a lead cannot pass")
             log.append(Pass(seat, by))
             passes += 1
             if passes == n - 1:  # a new trick, led by the last play's seat
