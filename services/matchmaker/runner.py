@@ -43,7 +43,17 @@ from services.engine import rules
 
 from . import bots
 from .clients import Engine, Replay, Unreachable
-from .store import NOTIFY_CHANNEL, Conflict, Store, Table, Write, bot_seat, now_ms, table_event
+from .store import (
+    NOTIFY_CHANNEL,
+    Conflict,
+    Store,
+    Table,
+    Write,
+    bot_seat,
+    now_ms,
+    table_event,
+    urgent_thread,
+)
 
 log = clog.get_logger("cardroom.matchmaker")
 T = TypeVar("T")
@@ -241,7 +251,9 @@ class Runner:
         self.settings = settings or RunnerSettings()
         self.instance = uuid.uuid4().hex[:12]
         self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
-        self._calls = ThreadPoolExecutor(self.settings.call_threads, thread_name_prefix="mm-call")
+        self._calls = ThreadPoolExecutor(
+            self.settings.call_threads, thread_name_prefix="mm-call", initializer=urgent_thread
+        )
         self._streams = ThreadPoolExecutor(
             self.settings.stream_threads, thread_name_prefix="mm-stream"
         )

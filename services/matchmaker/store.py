@@ -33,7 +33,6 @@ from sqlalchemy import (
     event,
     func,
     insert,
-    literal_column,
     select,
     text,
     update,
@@ -42,6 +41,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import QueuePool
 
 from services.common.db import _sqlite_on_connect, answers
+from services.common.notify import Announcer
 from services.common.wire import matchmaker_pb2, replay_pb2
 
 from .models import holds, outbox, requests, streams, table_events, tables, tickets
@@ -63,19 +63,11 @@ _UPDATE = update(tables).where(
     tables.c.table_id == bindparam("p_table_id"), tables.c.seq == bindparam("p_old_seq")
 )
 _FIXED = frozenset({"table_id", "variant", "config", "created_ms"})
-#: On PostgreSQL the write's NOTIFY rides on the UPDATE (one round trip fewer); a row that
-#: did not match notifies nobody.  The payload is ``table_id:seq`` (the new seq), so that
-#: the writing instance, which woke its own streams already, can ignore its own echo.
-_UPDATE_NOTIFY = _UPDATE.returning(
-    func.pg_notify(
-        NOTIFY_CHANNEL, func.concat(tables.c.table_id, literal_column("':'"), tables.c.seq)
-    )
-)
 
 
 def _one_statement_write(events: bool, outbox_rows: bool) -> str:
     """PostgreSQL: the whole conditional write of a table as one statement, run outside a
-    transaction (a statement is one on its own): the UPDATE with its NOTIFY, and the event
+    transaction (a statement is one on its own): the UPDATE, and the event
     and outbox rows inserted only if the UPDATE matched (data-modifying CTEs share one
     snapshot and commit or fail together).  One round trip instead of BEGIN, UPDATE, two
     INSERTs and COMMIT.  The rows come as arrays (one parameter per column)."""
@@ -87,7 +79,7 @@ def _one_statement_write(events: bool, outbox_rows: bool) -> str:
     ctes = [
         f"u AS (UPDATE {tables.name} SET {sets}"
         " WHERE table_id = %(p_table_id)s AND seq = %(p_old_seq)s"
-        f" RETURNING pg_notify('{NOTIFY_CHANNEL}', table_id || ':' || seq))"
+        " RETURNING 1)"
     ]
     if events:
         ctes.append(
@@ -274,10 +266,16 @@ class Store:
             if self.postgres
             else _sqlite_reader(engine)
         )
-        self._write_lock = None if self.postgres else threading.Lock()
+        self._write_lock = None if self.postgres else _WriteLock()
+        #: The NOTIFY of each table write (``table_id:seq``, the new seq, so that the
+        #: writing instance, which woke its own streams already, can ignore its own echo),
+        #: sent once the write committed (Announcer: not inside the write's transaction).
+        self.announcer = Announcer(engine, NOTIFY_CHANNEL) if self.postgres else None
 
     def close(self) -> None:
         """Close every pooled connection (the server stopped)."""
+        if self.announcer is not None:
+            self.announcer.close()
         self.engine.dispose()
         if not self.postgres:  # on PostgreSQL the reader shares the engine's pool
             self.reader.dispose()
@@ -291,8 +289,12 @@ class Store:
             with self.engine.begin() as conn:
                 yield conn
             return
-        with self._write_lock, self.engine.begin() as conn:
-            yield conn
+        self._write_lock.acquire()
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        finally:
+            self._write_lock.release()
 
     def _any(self, query: Any) -> bool:
         with self.reader.connect() as conn:
@@ -566,6 +568,12 @@ class Store:
         ``hold_ms``: the writer goes on with the table at once when its next step is already
         due (a bot without think time, an auto-play seat), so it keeps the table leased for
         that long instead of every instance's deadline loop claiming it again meanwhile."""
+        table = self._write_refilled(table, old_seq, w, hold_ms)
+        if self.announcer is not None:
+            self.announcer.send(f"{table.table_id}:{table.seq}")
+        return table
+
+    def _write_refilled(self, table: Table, old_seq: int, w: Write, hold_ms: int) -> Table:
         if w.refill:
             # The refill changes ``table`` and ``w`` as it seats tickets: undone if the
             # transaction fails, so that a retry (Runner._in, after an outage) refills
@@ -664,10 +672,7 @@ class Store:
         if conn is None and self.postgres and w.request is None and not w.release:
             return self._write_one_statement(table, values, ev_rows, w, now)
         with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
-            if self.postgres:
-                matched = len(conn.execute(_UPDATE_NOTIFY, values).all())
-            else:
-                matched = conn.execute(_UPDATE, values).rowcount
+            matched = conn.execute(_UPDATE, values).rowcount
             if matched != 1:
                 raise Conflict(table.table_id)
             if ev_rows:
@@ -974,6 +979,47 @@ class Store:
     def run(self, fn: Callable[[Connection], Any]) -> Any:
         with self._tx() as conn:
             return fn(conn)
+
+
+_urgent = threading.local()
+
+
+def urgent_thread() -> None:
+    """Mark the calling thread as one of people's calls (a thread pool's initializer): its
+    SQLite writes go before the runner's background writes (_WriteLock)."""
+    _urgent.on = True
+
+
+class _WriteLock:
+    """SQLite's one writer at a time, within this process, with people's calls first: a
+    person's write waits for the write in progress only, not behind every bot move queued
+    (under load a write holds the lock for several GIL hand-overs, and 16 bot moves ahead
+    were most of an Act's time)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._held = False
+        self._urgent_waiting = 0
+
+    def acquire(self) -> None:
+        urgent = getattr(_urgent, "on", False)
+        with self._cond:
+            if urgent:
+                self._urgent_waiting += 1
+                try:
+                    while self._held:
+                        self._cond.wait()
+                finally:
+                    self._urgent_waiting -= 1
+            else:
+                while self._held or self._urgent_waiting:
+                    self._cond.wait()
+            self._held = True
+
+    def release(self) -> None:
+        with self._cond:
+            self._held = False
+            self._cond.notify_all()
 
 
 def _sqlite_reader(engine: Engine) -> Engine:
