@@ -471,6 +471,10 @@ class Runner:
         for r in rows:
             by_game.setdefault(r.game_id, []).append(r)
 
+        # The rows replay now holds, deleted together after every game's append (one
+        # transaction a pass, not one a game).
+        done: list[int] = []
+
         async def deliver(game_rows: list[Any]) -> None:
             """The game's claimed rows as one append (their events are consecutive); after a
             SEQ_CONFLICT (an earlier attempt was stored but not yet deleted here, or another
@@ -487,7 +491,7 @@ class Runner:
             try:
                 await self.replay.append(merged)
                 self.replay_ok = True
-                await self.db(self.store.delivered, [r.id for r in game_rows])
+                done.extend(r.id for r in game_rows)
                 return
             except ServiceError as exc:
                 error: Exception = exc
@@ -499,7 +503,7 @@ class Runner:
                             if q.events[-1].envelope.seq <= head
                         ]  # fmt: skip
                         if stored:
-                            await self.db(self.store.delivered, stored)
+                            done.extend(stored)
                             return
             except Unreachable as exc:
                 self.replay_ok = False
@@ -517,6 +521,8 @@ class Runner:
                           str(error))  # fmt: skip
 
         await asyncio.gather(*(deliver(g) for g in by_game.values()))
+        if done:
+            await self.db(self.store.delivered, done)
         return len(by_game) >= games
 
     # ------------------------------------------------------------------ tables
