@@ -143,10 +143,14 @@ async def database_ready(engine: Engine, timeout_s: float = 3.0) -> bool:
 
 
 def answers(engine: Engine) -> bool:
-    """Whether the database answers a trivial query now (a readiness probe's question)."""
-    try:
-        with engine.connect() as conn:
-            conn.exec_driver_sql("SELECT 1")
-    except Exception:
-        return False
-    return True
+    """Whether the database answers a trivial query now (a readiness probe's question).
+    Twice: on an engine without pre-ping the first try may draw a connection that died in
+    the pool (the failure discards the pool's old connections; the second opens anew)."""
+    for _ in range(2):
+        try:
+            with engine.connect() as conn:
+                conn.exec_driver_sql("SELECT 1")
+        except Exception:
+            continue
+        return True
+    return False

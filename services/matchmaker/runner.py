@@ -43,7 +43,17 @@ from services.engine import rules
 
 from . import bots
 from .clients import Engine, Replay, Unreachable
-from .store import NOTIFY_CHANNEL, Conflict, Store, Table, Write, bot_seat, now_ms, table_event
+from .store import (
+    NOTIFY_CHANNEL,
+    Conflict,
+    Store,
+    Table,
+    Write,
+    bot_seat,
+    now_ms,
+    table_event,
+    urgent_thread,
+)
 
 log = clog.get_logger("cardroom.matchmaker")
 T = TypeVar("T")
@@ -56,6 +66,8 @@ MAX_RETRIES = 8
 MAX_WOKEN = 100_000
 #: Predicted seat views kept (one per table at most) before they are all dropped.
 MAX_VIEWS = 10_000
+#: A table's latest events kept for its seat streams (Recent).
+RECENT_EVENTS = 256
 #: The lease an advancing table keeps while its next step is due at once (ms): short, so a
 #: loop that died mid-way (an outage) is taken up again soon.
 HOLD_MS = 1000
@@ -119,6 +131,50 @@ class RunnerSettings:
     stream_lease_ms: int = 15_000
 
 
+class Recent:
+    """The events of this instance's own latest writes per table, to serve the seat streams
+    the write woke without a database read each (the database stays the truth: a stream
+    reads it on a poll, after a wake-up from another instance's write, and whenever this
+    copy does not reach back to the last event it sent).
+
+    A table's entry knows *every* event with a seq in ``(lo, hi]``: it grows only by a write
+    conditional on ``hi`` (table seqs move on with every write, events or not), and a write
+    from any other seq (another writer was in between) starts it afresh.  Only committed
+    writes enter it; committed events never change."""
+
+    def __init__(self, per_table: int = RECENT_EVENTS, tables: int = MAX_VIEWS) -> None:
+        self._per_table = per_table
+        self._tables = tables
+        #: table_id -> [lo, hi, [(seq, to_seat, event), ...]]
+        self._by_table: dict[str, list[Any]] = {}
+
+    def wrote(self, table_id: str, old_seq: int, new_seq: int, events: list[Any]) -> None:
+        entry = self._by_table.get(table_id)
+        if entry is not None and entry[1] == old_seq:
+            entry[1] = new_seq
+            entry[2].extend(events)
+            if len(entry[2]) > self._per_table:
+                drop = len(entry[2]) - self._per_table
+                entry[0] = entry[2][drop - 1][0]
+                del entry[2][:drop]
+            return
+        if len(self._by_table) >= self._tables:
+            self._by_table.clear()
+        self._by_table[table_id] = [old_seq, new_seq, list(events)]
+
+    def after(self, table_id: str, after: int) -> tuple[list[Any], int] | None:
+        """The events after seq ``after`` and the seq they reach (all known up to it), or
+        None when this copy cannot say (it does not reach back to ``after``)."""
+        entry = self._by_table.get(table_id)
+        if entry is None or not entry[0] <= after <= entry[1]:
+            return None
+        return [e for e in entry[2] if e[0] > after], entry[1]
+
+    def hi(self, table_id: str) -> int:
+        entry = self._by_table.get(table_id)
+        return -1 if entry is None else int(entry[1])
+
+
 class Waker(Notifier):
     """The shared Notifier (LISTEN on PostgreSQL, polling beneath) with asyncio waiters."""
 
@@ -129,6 +185,9 @@ class Waker(Notifier):
         #: of that same write (``table_id:seq``) comes back through LISTEN and would wake
         #: every stream of the table a second time for nothing (an empty read each).
         self._woken: dict[str, int] = {}
+        #: The latest table seq another writer NOTIFYed: a stream woken by it reads the
+        #: database, not this process's Recent copy (which does not have it).
+        self.heard: dict[str, int] = {}
         super().__init__(engine, NOTIFY_CHANNEL, poll)
 
     def wake_written(self, key: str, seq: int) -> None:
@@ -147,6 +206,9 @@ class Waker(Notifier):
             if self._woken.get(name, -1) >= int(seq):
                 return
             key = name
+            if len(self.heard) > MAX_WOKEN:
+                self.heard.clear()
+            self.heard[key] = max(self.heard.get(key, -1), int(seq))
         super()._wake(key)
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
             self._loop.call_soon_threadsafe(self._fire, key)
@@ -189,7 +251,9 @@ class Runner:
         self.settings = settings or RunnerSettings()
         self.instance = uuid.uuid4().hex[:12]
         self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
-        self._calls = ThreadPoolExecutor(self.settings.call_threads, thread_name_prefix="mm-call")
+        self._calls = ThreadPoolExecutor(
+            self.settings.call_threads, thread_name_prefix="mm-call", initializer=urgent_thread
+        )
         self._streams = ThreadPoolExecutor(
             self.settings.stream_threads, thread_name_prefix="mm-stream"
         )
@@ -211,6 +275,8 @@ class Runner:
         self._views: dict[str, tuple[bytes, int, engine_pb2.View]] = {}
         #: Tables as this instance's advance loops left them (:meth:`_keep`).
         self._kept: dict[str, Table] = {}
+        #: The events of this instance's latest writes, for the seat streams they wake.
+        self.recent = Recent()
         self._waker: Waker | None = None
         self._kick = asyncio.Event()
         self._outbox_kick = asyncio.Event()
@@ -405,6 +471,10 @@ class Runner:
         for r in rows:
             by_game.setdefault(r.game_id, []).append(r)
 
+        # The rows replay now holds, deleted together after every game's append (one
+        # transaction a pass, not one a game).
+        done: list[int] = []
+
         async def deliver(game_rows: list[Any]) -> None:
             """The game's claimed rows as one append (their events are consecutive); after a
             SEQ_CONFLICT (an earlier attempt was stored but not yet deleted here, or another
@@ -421,7 +491,7 @@ class Runner:
             try:
                 await self.replay.append(merged)
                 self.replay_ok = True
-                await self.db(self.store.delivered, [r.id for r in game_rows])
+                done.extend(r.id for r in game_rows)
                 return
             except ServiceError as exc:
                 error: Exception = exc
@@ -433,7 +503,7 @@ class Runner:
                             if q.events[-1].envelope.seq <= head
                         ]  # fmt: skip
                         if stored:
-                            await self.db(self.store.delivered, stored)
+                            done.extend(stored)
                             return
             except Unreachable as exc:
                 self.replay_ok = False
@@ -451,6 +521,8 @@ class Runner:
                           str(error))  # fmt: skip
 
         await asyncio.gather(*(deliver(g) for g in by_game.values()))
+        if done:
+            await self.db(self.store.delivered, done)
         return len(by_game) >= games
 
     # ------------------------------------------------------------------ tables
@@ -476,6 +548,9 @@ class Runner:
         if not advancing:
             self._kept.pop(table.table_id, None)  # a person's call moved it on
         table = await self.db(self.store.write, table, old_seq, w, hold)
+        self.recent.wrote(
+            table.table_id, old_seq, table.seq, [(ev.seq, to, ev) for to, ev in w.events]
+        )
         self._wrote(table, w, advancing)
         return table
 

@@ -325,22 +325,19 @@ class MatchmakerServicer:
                 # that lands meanwhile is not missed, and the wait can be long while LISTEN
                 # delivers wake-ups.
                 armed = waker.future(table_id)
-                rows = await self.runner.stream_db(self.store.events_after, table_id, seat, after)
+                events, after, full = await self._events_after(table_id, seat, after, woken)
                 departed = False
-                for r in rows:
-                    after = r.seq
-                    if rules.may_see(r.to_seat, seat):
-                        ev = M.TableEvent.FromString(r.body)
-                        departed = departed or ev.type in DEPARTURES
-                        yield ev
-                if len(rows) >= EVENTS_PAGE:
+                for ev in events:
+                    departed = departed or ev.type in DEPARTURES
+                    yield ev
+                if full:
                     continue
                 # Hundreds of idle streams polling 4×/s each were most of an instance's load:
                 # with LISTEN up, polling is only the safety net beneath it.
                 poll = self.runner.settings.poll_interval_s
                 if waker.listening:
                     poll = max(poll, LISTENING_POLL_S)
-                if (rows or woken) and not departed:
+                if (events or woken) and not departed:
                     # New events, or a wake-up for events this seat may not see: the seat
                     # is checked on a departure or after a quiet poll, not on every write.
                     woken = await waker.wait(table_id, poll, armed)
@@ -359,6 +356,24 @@ class MatchmakerServicer:
                 woken = await waker.wait(table_id, poll, armed)
         finally:
             self.runner.spawn(self.runner.disconnected(stream_id, table_id, seat, player))
+
+    async def _events_after(
+        self, table_id: str, seat: int, after: int, woken: bool
+    ) -> tuple[list[M.TableEvent], int, bool]:
+        """The events after seq ``after`` that ``seat`` may see, the seq read up to, and
+        whether a full page came (more to read).  After a wake-up, from this instance's copy
+        of its own latest writes when that copy reaches back to ``after`` and no other
+        writer is known to be ahead of it; else (and on every poll) from the database."""
+        if woken:
+            recent = self.runner.recent
+            if self.runner.waker.heard.get(table_id, -1) <= recent.hi(table_id):
+                got = recent.after(table_id, after)
+                if got is not None:
+                    events, hi = got
+                    return [ev for _, to, ev in events if rules.may_see(to, seat)], hi, False
+        rows = await self.runner.stream_db(self.store.events_after, table_id, seat, after)
+        out = [M.TableEvent.FromString(r.body) for r in rows if rules.may_see(r.to_seat, seat)]
+        return out, rows[-1].seq if rows else after, len(rows) >= EVENTS_PAGE
 
     @rpc
     async def GetTable(self, request: M.GetTableRequest, context: Any) -> M.TableSnapshot:

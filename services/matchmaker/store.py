@@ -13,6 +13,7 @@ above does.
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import json
 import threading
@@ -23,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
+    JSON,
     Connection,
     Engine,
     bindparam,
@@ -31,7 +33,6 @@ from sqlalchemy import (
     event,
     func,
     insert,
-    literal_column,
     select,
     text,
     update,
@@ -39,7 +40,8 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import QueuePool
 
-from services.common.db import _sqlite_on_connect
+from services.common.db import _sqlite_on_connect, answers
+from services.common.notify import Announcer
 from services.common.wire import matchmaker_pb2, replay_pb2
 
 from .models import holds, outbox, requests, streams, table_events, tables, tickets
@@ -61,14 +63,47 @@ _UPDATE = update(tables).where(
     tables.c.table_id == bindparam("p_table_id"), tables.c.seq == bindparam("p_old_seq")
 )
 _FIXED = frozenset({"table_id", "variant", "config", "created_ms"})
-#: On PostgreSQL the write's NOTIFY rides on the UPDATE (one round trip fewer); a row that
-#: did not match notifies nobody.  The payload is ``table_id:seq`` (the new seq), so that
-#: the writing instance, which woke its own streams already, can ignore its own echo.
-_UPDATE_NOTIFY = _UPDATE.returning(
-    func.pg_notify(
-        NOTIFY_CHANNEL, func.concat(tables.c.table_id, literal_column("':'"), tables.c.seq)
+
+
+def _one_statement_write(events: bool, outbox_rows: bool) -> str:
+    """PostgreSQL: the whole conditional write of a table as one statement, run outside a
+    transaction (a statement is one on its own): the UPDATE, and the event
+    and outbox rows inserted only if the UPDATE matched (data-modifying CTEs share one
+    snapshot and commit or fail together).  One round trip instead of BEGIN, UPDATE, two
+    INSERTs and COMMIT.  The rows come as arrays (one parameter per column)."""
+    sets = ", ".join(
+        f"{c.name} = %({c.name})s" + ("::json" if isinstance(c.type, JSON) else "")
+        for c in tables.c
+        if c.name not in _FIXED
     )
+    ctes = [
+        f"u AS (UPDATE {tables.name} SET {sets}"
+        " WHERE table_id = %(p_table_id)s AND seq = %(p_old_seq)s"
+        " RETURNING 1)"
+    ]
+    if events:
+        ctes.append(
+            f"e AS (INSERT INTO {table_events.name} (table_id, seq, to_seat, body)"
+            " SELECT %(p_table_id)s, x.seq, x.to_seat, x.body FROM unnest(%(e_seq)s::int[],"
+            " %(e_to)s::smallint[], %(e_body)s::bytea[]) AS x(seq, to_seat, body)"
+            " WHERE EXISTS (SELECT 1 FROM u))"
+        )
+    if outbox_rows:
+        ctes.append(
+            f"o AS (INSERT INTO {outbox.name}"
+            " (game_id, first_seq, body, created_ms, next_try_ms, attempts)"
+            " SELECT x.game_id, x.first_seq, x.body, %(p_now)s, %(p_now)s, 0"
+            " FROM unnest(%(o_game)s::text[], %(o_first)s::int[], %(o_body)s::bytea[])"
+            " AS x(game_id, first_seq, body) WHERE EXISTS (SELECT 1 FROM u))"
+        )
+    return "WITH " + ", ".join(ctes) + " SELECT count(*) FROM u"
+
+
+#: The JSON columns of mm_tables, serialised here for the one-statement write.
+_JSON_COLUMNS = frozenset(
+    c.name for c in tables.c if isinstance(c.type, JSON) and c.name not in _FIXED
 )
+_ONE_STATEMENT = {(e, o): _one_statement_write(e, o) for e in (False, True) for o in (False, True)}
 _INSERT_EVENTS = insert(table_events)
 _INSERT_OUTBOX = insert(outbox)
 _EVENTS_AFTER = (
@@ -231,10 +266,16 @@ class Store:
             if self.postgres
             else _sqlite_reader(engine)
         )
-        self._write_lock = None if self.postgres else threading.Lock()
+        self._write_lock = None if self.postgres else _WriteLock()
+        #: The NOTIFY of each table write (``table_id:seq``, the new seq, so that the
+        #: writing instance, which woke its own streams already, can ignore its own echo),
+        #: sent once the write committed (Announcer: not inside the write's transaction).
+        self.announcer = Announcer(engine, NOTIFY_CHANNEL) if self.postgres else None
 
     def close(self) -> None:
         """Close every pooled connection (the server stopped)."""
+        if self.announcer is not None:
+            self.announcer.close()
         self.engine.dispose()
         if not self.postgres:  # on PostgreSQL the reader shares the engine's pool
             self.reader.dispose()
@@ -248,8 +289,12 @@ class Store:
             with self.engine.begin() as conn:
                 yield conn
             return
-        with self._write_lock, self.engine.begin() as conn:
-            yield conn
+        self._write_lock.acquire()
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        finally:
+            self._write_lock.release()
 
     def _any(self, query: Any) -> bool:
         with self.reader.connect() as conn:
@@ -523,10 +568,26 @@ class Store:
         ``hold_ms``: the writer goes on with the table at once when its next step is already
         due (a bot without think time, an auto-play seat), so it keeps the table leased for
         that long instead of every instance's deadline loop claiming it again meanwhile."""
+        table = self._write_refilled(table, old_seq, w, hold_ms)
+        if self.announcer is not None:
+            self.announcer.send(f"{table.table_id}:{table.seq}")
+        return table
+
+    def _write_refilled(self, table: Table, old_seq: int, w: Write, hold_ms: int) -> Table:
         if w.refill:
-            with self._tx() as conn:
-                self._refill(conn, table, w)
-                return self._write(conn, table, old_seq, w, hold_ms)
+            # The refill changes ``table`` and ``w`` as it seats tickets: undone if the
+            # transaction fails, so that a retry (Runner._in, after an outage) refills
+            # again rather than write seats whose tickets were rolled back.
+            seats, events, refill = copy.deepcopy(table.seats), list(w.events), w.refill
+            state, start = table.state, table.start_deadline_ms
+            try:
+                with self._tx() as conn:
+                    self._refill(conn, table, w)
+                    return self._write(conn, table, old_seq, w, hold_ms)
+            except BaseException:
+                table.seats, w.events[:], w.refill = seats, events, refill
+                table.state, table.start_deadline_ms = state, start
+                raise
         return self._write(None, table, old_seq, w, hold_ms)
 
     def _refill(self, conn: Connection, table: Table, w: Write) -> None:
@@ -608,11 +669,10 @@ class Store:
         values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
         if w.request is not None:
             w.request[3].seq = seq
+        if conn is None and self.postgres and w.request is None and not w.release:
+            return self._write_one_statement(table, values, ev_rows, w, now)
         with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
-            if self.postgres:
-                matched = len(conn.execute(_UPDATE_NOTIFY, values).all())
-            else:
-                matched = conn.execute(_UPDATE, values).rowcount
+            matched = conn.execute(_UPDATE, values).rowcount
             if matched != 1:
                 raise Conflict(table.table_id)
             if ev_rows:
@@ -646,6 +706,34 @@ class Store:
                 except IntegrityError:
                     # The same request id won elsewhere meanwhile: this write must not land.
                     raise Conflict(table.table_id) from None
+        return table
+
+    def _write_one_statement(
+        self,
+        table: Table,
+        values: dict[str, Any],
+        ev_rows: list[dict[str, Any]],
+        w: Write,
+        now: int,
+    ) -> Table:
+        """:meth:`_write` on PostgreSQL in one round trip (:func:`_one_statement_write`)."""
+        params = dict(values)
+        for name in _JSON_COLUMNS:
+            params[name] = json.dumps(params[name])
+        if ev_rows:
+            params["e_seq"] = [r["seq"] for r in ev_rows]
+            params["e_to"] = [r["to_seat"] for r in ev_rows]
+            params["e_body"] = [r["body"] for r in ev_rows]
+        if w.outbox:
+            params["p_now"] = now
+            params["o_game"] = [r.game_id for r in w.outbox]
+            params["o_first"] = [r.events[0].envelope.seq for r in w.outbox]
+            params["o_body"] = [r.SerializeToString() for r in w.outbox]
+        sql = _ONE_STATEMENT[bool(ev_rows), bool(w.outbox)]
+        with self.reader.connect() as conn:
+            matched: int = conn.exec_driver_sql(sql, params).scalar_one()
+        if matched != 1:
+            raise Conflict(table.table_id)
         return table
 
     def claim_due(self, limit: int, lease_ms: int) -> list[str]:
@@ -886,16 +974,52 @@ class Store:
         return [int(r.pid) for r in rows if r.ended]
 
     def ping(self) -> bool:
-        try:
-            with self.reader.connect() as conn:
-                conn.execute(text("SELECT 1"))
-        except Exception:
-            return False
-        return True
+        return answers(self.reader)
 
     def run(self, fn: Callable[[Connection], Any]) -> Any:
         with self._tx() as conn:
             return fn(conn)
+
+
+_urgent = threading.local()
+
+
+def urgent_thread() -> None:
+    """Mark the calling thread as one of people's calls (a thread pool's initializer): its
+    SQLite writes go before the runner's background writes (_WriteLock)."""
+    _urgent.on = True
+
+
+class _WriteLock:
+    """SQLite's one writer at a time, within this process, with people's calls first: a
+    person's write waits for the write in progress only, not behind every bot move queued
+    (under load a write holds the lock for several GIL hand-overs, and 16 bot moves ahead
+    were most of an Act's time)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._held = False
+        self._urgent_waiting = 0
+
+    def acquire(self) -> None:
+        urgent = getattr(_urgent, "on", False)
+        with self._cond:
+            if urgent:
+                self._urgent_waiting += 1
+                try:
+                    while self._held:
+                        self._cond.wait()
+                finally:
+                    self._urgent_waiting -= 1
+            else:
+                while self._held or self._urgent_waiting:
+                    self._cond.wait()
+            self._held = True
+
+    def release(self) -> None:
+        with self._cond:
+            self._held = False
+            self._cond.notify_all()
 
 
 def _sqlite_reader(engine: Engine) -> Engine:

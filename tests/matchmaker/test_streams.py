@@ -17,10 +17,11 @@ from sqlalchemy import update
 
 from services.common.db import make_engine
 from services.common.migrate import upgrade
+from services.common.notify import Announcer, Notifier
 from services.common.server import BackgroundServer
 from services.common.settings import SettingsError
 from services.matchmaker.models import streams
-from services.matchmaker.runner import Waker
+from services.matchmaker.runner import Recent, Waker
 from services.matchmaker.server import STREAM_LEASE_ENV, MatchmakerConfig, make_spec
 
 from .conftest import FAST, Cluster, seated, settings, wait_for
@@ -142,3 +143,44 @@ def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url
             engine.dispose()
 
     asyncio.run(run())
+
+
+def test_recent_events_answer_only_from_where_they_reach_back() -> None:
+    """A stream woken by this instance's write reads the write's events from memory only
+    when the copy knows every event after the stream's last seq; else the database."""
+    r = Recent(per_table=3)
+    assert r.after("t", 0) is None
+    r.wrote("t", 4, 6, [(5, None, "a"), (6, 1, "b")])
+    assert r.after("t", 3) is None  # seq 4 may be an event it never saw
+    assert r.after("t", 4) == ([(5, None, "a"), (6, 1, "b")], 6)
+    assert r.after("t", 6) == ([], 6)
+    assert r.after("t", 7) is None  # the stream read a newer write of another instance
+    r.wrote("t", 6, 7, [])  # a write without events moves the seq on too
+    r.wrote("t", 7, 9, [(8, None, "c"), (9, None, "d")])
+    assert r.after("t", 5) == ([(6, 1, "b"), (8, None, "c"), (9, None, "d")], 9)
+    assert r.after("t", 4) is None  # trimmed to the last 3 events
+    r.wrote("t", 12, 13, [(13, None, "e")])  # another writer moved it from 9 to 12
+    assert r.after("t", 9) is None
+    assert r.after("t", 12) == ([(13, None, "e")], 13)
+    assert r.hi("t") == 13 and r.hi("u") == -1
+
+
+def test_the_announcer_notifies_after_the_write(db_url: str) -> None:
+    """Table writes NOTIFY from the Announcer's own connection (not inside the write's
+    transaction): every key sent reaches a LISTENer, in batches."""
+    if not db_url.startswith("postgres"):
+        pytest.skip("NOTIFY is PostgreSQL's")
+    engine = make_engine(db_url)
+    channel = f"cardroom_test_{time.monotonic_ns()}"
+    notifier = Notifier(engine, channel, 0.05)
+    announcer = Announcer(engine, channel)
+    try:
+        wait_for(lambda: notifier.listening, timeout=10)
+        keys = [f"t{i}:{i}" for i in range(Announcer.BATCH + 10)]
+        for key in keys:
+            announcer.send(key)
+        wait_for(lambda: all(notifier.version(k) == 1 for k in keys), timeout=10)
+    finally:
+        announcer.close()
+        notifier.close()
+        engine.dispose()
