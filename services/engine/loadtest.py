@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import math
 import multiprocessing
@@ -113,6 +114,10 @@ async def _client(
 
     from services.common.wire import engine_pb2, engine_pb2_grpc
 
+    # What is loaded by now lives as long as the process: out of the collector's full passes,
+    # which would otherwise pause this loop (and show in the latencies it measures) for ms.
+    gc.collect()
+    gc.freeze()
     result = Result(rpc, duration)
     rnd = random.Random(seed)
     stop_at = time.perf_counter() + duration
@@ -137,12 +142,21 @@ async def _client(
                 await asyncio.sleep(max(0.0, interval - (time.perf_counter() - start)))
             return answer
 
-        async def baseline() -> None:
+        async def stagger(i: int) -> None:
+            # Paced tasks start spread over one interval, not all at once: each keeps its
+            # phase, so started together they would send bursts of ``tasks`` calls and the
+            # latency measured would be the time to drain a burst, not that of a steady rate.
+            if interval:
+                await asyncio.sleep(interval * i / tasks)
+
+        async def baseline(i: int) -> None:
+            await stagger(i)
             ping = engine_pb2.PingRequest()
             while time.perf_counter() < stop_at:
                 await call("Ping", stub.Ping, ping)
 
-        async def games() -> None:
+        async def games(i: int) -> None:
+            await stagger(i)
             while time.perf_counter() < stop_at:
                 deal = engine_pb2.Deal(seed=f"load-{rnd.getrandbits(48):x}")
                 game = await call(
@@ -175,7 +189,7 @@ async def _client(
                         break
 
         body = baseline if rpc == "baseline" else games
-        await asyncio.gather(*(body() for _ in range(tasks)))
+        await asyncio.gather(*(body(i) for i in range(tasks)))
     return result
 
 
