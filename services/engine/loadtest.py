@@ -7,7 +7,8 @@ the cost of gRPC itself on the same server in the same run.  ``--history-delta``
 ``history_delta`` on every Apply (the views then carry only that call's actions, as for a
 client that keeps its own history), so Apply's cost does not grow with the game.  Clients run
 in several processes (a Python process is one core), each with ``concurrency / processes``
-calls in flight; ``--rate`` paces them to a total request rate instead of running flat out.
+calls in flight; ``--rate`` paces them to a total request rate instead of running flat out
+(the tasks' calls spread evenly over each interval, as a steady load arrives, not in bursts).
 
 Throughput and latency count successful calls only.  When more than ``--max-error-rate``
 (default 0) of the calls failed, the command says so on stderr and exits 1: a run against a
