@@ -7,7 +7,8 @@ the cost of gRPC itself on the same server in the same run.  ``--history-delta``
 ``history_delta`` on every Apply (the views then carry only that call's actions, as for a
 client that keeps its own history), so Apply's cost does not grow with the game.  Clients run
 in several processes (a Python process is one core), each with ``concurrency / processes``
-calls in flight; ``--rate`` paces them to a total request rate instead of running flat out.
+calls in flight; ``--rate`` paces them to a total request rate instead of running flat out
+(the tasks' calls spread evenly over each interval, as a steady load arrives, not in bursts).
 
 Throughput and latency count successful calls only.  When more than ``--max-error-rate``
 (default 0) of the calls failed, the command says so on stderr and exits 1: a run against a
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import json
 import math
 import multiprocessing
@@ -113,6 +115,10 @@ async def _client(
 
     from services.common.wire import engine_pb2, engine_pb2_grpc
 
+    # What is loaded by now lives as long as the process: out of the collector's full passes,
+    # which would otherwise pause this loop (and show in the latencies it measures) for ms.
+    gc.collect()
+    gc.freeze()
     result = Result(rpc, duration)
     rnd = random.Random(seed)
     stop_at = time.perf_counter() + duration
@@ -137,12 +143,21 @@ async def _client(
                 await asyncio.sleep(max(0.0, interval - (time.perf_counter() - start)))
             return answer
 
-        async def baseline() -> None:
+        async def stagger(i: int) -> None:
+            # Paced tasks start spread over one interval, not all at once: each keeps its
+            # phase, so started together they would send bursts of ``tasks`` calls and the
+            # latency measured would be the time to drain a burst, not that of a steady rate.
+            if interval:
+                await asyncio.sleep(interval * i / tasks)
+
+        async def baseline(i: int) -> None:
+            await stagger(i)
             ping = engine_pb2.PingRequest()
             while time.perf_counter() < stop_at:
                 await call("Ping", stub.Ping, ping)
 
-        async def games() -> None:
+        async def games(i: int) -> None:
+            await stagger(i)
             while time.perf_counter() < stop_at:
                 deal = engine_pb2.Deal(seed=f"load-{rnd.getrandbits(48):x}")
                 game = await call(
@@ -175,7 +190,7 @@ async def _client(
                         break
 
         body = baseline if rpc == "baseline" else games
-        await asyncio.gather(*(body() for _ in range(tasks)))
+        await asyncio.gather(*(body(i) for i in range(tasks)))
     return result
 
 

@@ -41,6 +41,8 @@ from services.common.wire import (
 )
 
 from . import rules
+from .rules.codec import pack_action
+from .rules.state import evolve
 from .tokens import Sealer, TokenInvalid
 
 MAX_GAME_ID = limits.MAX_GAME_ID
@@ -177,6 +179,41 @@ def _record_action(action: rules.Action) -> dict[str, Any]:
     return rules.action_to_dict(action)
 
 
+# --------------------------------------------------------------------------- sealed states
+@dataclasses.dataclass(frozen=True, slots=True)
+class Opened:
+    """A state as the servicer holds it between calls, with the JSON text of its packed log
+    when known (``[["b",0,3,0],…]``)."""
+
+    state: rules.GameState
+    log_json: str | None
+
+
+def packed_log(state: rules.GameState, prior: Opened | None) -> str:
+    """The JSON text of ``state``'s packed action log.  The log only grows, so when ``prior``
+    (the state it was applied to) knows its own text, only the new actions are encoded: the
+    token's cost then stays flat as the game gets long, instead of re-encoding every action."""
+    log = state.log
+    if prior is not None and prior.log_json is not None:
+        before = prior.state.log
+        n = len(before)
+        if log[:n] == before:  # identity of the same action objects: cheap
+            if len(log) == n:
+                return prior.log_json
+            tail = wire.dumps([pack_action(a) for a in log[n:]])  # "[x,y]"
+            return prior.log_json[:-1] + ("," if n else "") + tail[1:]
+    return wire.dumps([pack_action(a) for a in log])
+
+
+def state_payload(state: rules.GameState, log_json: str) -> bytes:
+    """What the token seals: :meth:`~rules.GameState.to_dict`'s JSON, with the log's text
+    spliced in first (key order means nothing to ``json.loads``, so tokens of either order open
+    in any engine)."""
+    rest = evolve(state, log=()).to_dict()
+    del rest["log"]
+    return ('{"log":' + log_json + "," + wire.dumps(rest)[1:]).encode()
+
+
 # --------------------------------------------------------------------------- the servicer
 # A ServiceError, or a rules error that escaped a field check, ends the call with its status.
 def engine_error(exc: Exception, field: str | None = None) -> ServiceError:
@@ -192,7 +229,7 @@ rpc = grpc_errors.refusing((ServiceError, rules.RulesError, TokenInvalid), engin
 class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
     def __init__(self, sealer: Sealer) -> None:
         self.sealer = sealer
-        self._states: OrderedDict[bytes, rules.GameState] = OrderedDict()
+        self._states: OrderedDict[bytes, Opened] = OrderedDict()
         self._variants = engine_pb2.ListVariantsResponse(
             variants=[variant_message(v) for v in rules.VARIANTS.values()]
         )
@@ -235,17 +272,17 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         )
 
     # ------------------------------------------------------------------ tokens
-    def _open(self, msg: engine_pb2.GameToken, present: bool) -> rules.GameState:
+    def _open(self, msg: engine_pb2.GameToken, present: bool) -> Opened:
         if not present:
             raise missing("state")
         if not msg.token:
             raise missing("state.token")
         token = bytes(msg.token)
         key = token + b"\x00" + msg.game_id.encode() + b"\x00" + str(msg.seq).encode()
-        state = self._states.get(key)
-        if state is not None:
+        opened = self._states.get(key)
+        if opened is not None:
             self._states.move_to_end(key)
-            return state
+            return opened
         try:
             payload = self.sealer.open(token, msg.game_id, msg.seq)
         except TokenInvalid as exc:
@@ -257,18 +294,22 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             raise invalid(
                 TokenInvalid.reason, "state token is from an incompatible engine", "state.token"
             ) from None
-        self._remember(key, state)
-        return state
+        opened = Opened(state, None)
+        self._remember(key, opened)
+        return opened
 
-    def _remember(self, key: bytes, state: rules.GameState) -> None:
-        self._states[key] = state
+    def _remember(self, key: bytes, opened: Opened) -> None:
+        self._states[key] = opened
         if len(self._states) > STATE_CACHE_SIZE:
             self._states.popitem(last=False)
 
-    def _seal(self, state: rules.GameState, game_id: str, seq: int) -> engine_pb2.GameToken:
-        token = self.sealer.seal(wire.dumps(state.to_dict()).encode(), game_id, seq)
+    def _seal(
+        self, state: rules.GameState, game_id: str, seq: int, prior: Opened | None = None
+    ) -> engine_pb2.GameToken:
+        log_json = packed_log(state, prior)
+        token = self.sealer.seal(state_payload(state, log_json), game_id, seq)
         key = token + b"\x00" + game_id.encode() + b"\x00" + str(seq).encode()
-        self._remember(key, state)
+        self._remember(key, Opened(state, log_json))
         return engine_pb2.GameToken(game_id=game_id, seq=seq, token=token)
 
     @staticmethod
@@ -350,7 +391,8 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             limits.cause(request.cause)
         except limits.LimitError as exc:
             raise limited(exc) from None
-        state = self._open(request.state, request.HasField("state"))
+        opened = self._open(request.state, request.HasField("state"))
+        state = opened.state
         view_seat = None
         if request.HasField("view_seat"):
             view_seat = seat_of(request.view_seat, state.variant, "view_seat")
@@ -369,7 +411,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         # history_delta: only this call's actions, so the view's cost does not grow with the game.
         since = len(state.log) if request.history_delta else 0
         response = engine_pb2.ApplyResponse(
-            state=self._seal(new, game_id, seq + len(events)),
+            state=self._seal(new, game_id, seq + len(events), opened),
             events=self._events(events, game_id, seq + 1, actor, cause, deadline),
             public_view=view_message(rules.public_view(new, history_from=since)),
             game_over=new.over,
@@ -387,7 +429,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         request: engine_pb2.ListLegalActionsRequest,
         context: grpc.aio.ServicerContext[Any, Any],
     ) -> engine_pb2.ListLegalActionsResponse:
-        state = self._open(request.state, request.HasField("state"))
+        state = self._open(request.state, request.HasField("state")).state
         response = engine_pb2.ListLegalActionsResponse()
         add = response.actions.add
         for a in rules.legal_actions(state):
@@ -400,7 +442,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
     async def GetHint(
         self, request: engine_pb2.GetHintRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> engine_pb2.GetHintResponse:
-        state = self._open(request.state, request.HasField("state"))
+        state = self._open(request.state, request.HasField("state")).state
         if not request.HasField("seat"):
             raise missing("seat")
         seat = seat_of(request.seat, state.variant, "seat")
@@ -418,7 +460,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
     async def GetSeatView(
         self, request: engine_pb2.GetSeatViewRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> engine_pb2.GetSeatViewResponse:
-        state = self._open(request.state, request.HasField("state"))
+        state = self._open(request.state, request.HasField("state")).state
         if not request.HasField("seat"):
             raise missing("seat")
         seat = seat_of(request.seat, state.variant, "seat")
