@@ -19,13 +19,14 @@ backoff; an engine or replay outage slows or stops nothing but the calls that ne
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import hashlib
 import json
 import secrets
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -54,6 +55,14 @@ MAX_RETRIES = 8
 #: Table seqs the Waker remembers before it forgets them all (bounded memory; a forgotten
 #: one costs one spare wake-up).
 MAX_WOKEN = 100_000
+#: Writes of one table the Waker keeps for its streams (their events, :meth:`Waker.written`):
+#: a stream reads at once on its wake-up, so one or two are all it ever needs.
+RECENT_WRITES = 4
+#: Tables whose recent writes the Waker keeps before it forgets them all (a forgotten write
+#: costs its streams one read each).
+MAX_RECENT = 10_000
+#: One table event as written: (seq, the one seat it is for or None for every seat, event).
+Written = tuple[int, int | None, matchmaker_pb2.TableEvent]
 #: Predicted seat views kept (one per table at most) before they are all dropped.
 MAX_VIEWS = 10_000
 #: The lease an advancing table keeps while its next step is due at once (ms): short, so a
@@ -129,15 +138,55 @@ class Waker(Notifier):
         #: of that same write (``table_id:seq``) comes back through LISTEN and would wake
         #: every stream of the table a second time for nothing (an empty read each).
         self._woken: dict[str, int] = {}
+        #: Per table, this process's latest writes, consecutive: (seq before, seq after, the
+        #: events written), so that its streams take them from here instead of each reading
+        #: the log again (one read per stream per write was most of the stream path's work).
+        self._recent: dict[str, collections.deque[tuple[int, int, list[Written]]]] = {}
         super().__init__(engine, NOTIFY_CHANNEL, poll)
 
-    def wake_written(self, key: str, seq: int) -> None:
-        """A write of this process moved ``key`` to ``seq``: wake its local waiters now (on
-        the event loop's thread: no hop through call_soon_threadsafe)."""
+    def wake_written(
+        self,
+        key: str,
+        seq: int,
+        events: Sequence[tuple[int | None, matchmaker_pb2.TableEvent]] | None = None,
+    ) -> None:
+        """A write of this process moved ``key`` to ``seq`` (committed): wake its local
+        waiters now (on the event loop's thread: no hop through call_soon_threadsafe).
+        ``events``: the write's table events (store.Write.events, numbered by the write),
+        kept for :meth:`written`."""
         if len(self._woken) > MAX_WOKEN:
             self._woken.clear()
         self._woken[key] = seq
+        if events is not None:
+            # A write numbers its events from the seq before it; a write without events
+            # moves the seq on by one (store.Store._write).
+            before = seq - max(1, len(events))
+            kept = self._recent.get(key)
+            if kept is None:
+                if len(self._recent) > MAX_RECENT:
+                    self._recent.clear()
+                kept = self._recent[key] = collections.deque(maxlen=RECENT_WRITES)
+            elif kept[-1][1] != before:
+                kept.clear()  # another writer (instance) wrote in between: not consecutive
+            kept.append((before, seq, [(ev.seq, to, ev) for to, ev in events]))
         self._fire(key)
+
+    def written(self, key: str, after: int) -> tuple[int, list[Written]] | None:
+        """The seq of this process's latest write of table ``key`` and every event after seq
+        ``after`` up to it, when this process wrote all of them (and still has them); else
+        None: read the log.  The rows of a committed seq range never change, so these are
+        exactly the rows a read would return, up to that write.  A newer write of another
+        instance wakes the stream again, and then this has nothing new: the stream reads."""
+        kept = self._recent.get(key)
+        if not kept or kept[-1][1] <= after:
+            return None
+        out: list[Written] | None = None
+        for before, _, events in kept:
+            if out is not None:
+                out += events
+            elif before == after:
+                out = list(events)
+        return None if out is None else (kept[-1][1], out)
 
     def _wake(self, key: Any) -> None:
         key = str(key)
@@ -332,7 +381,7 @@ class Runner:
                 kick.clear()
 
     def _wrote(self, table: Table, w: Write, advancing: bool = False) -> None:
-        self.waker.wake_written(table.table_id, table.seq)
+        self.waker.wake_written(table.table_id, table.seq, w.events)
         if w.outbox:
             self._outbox_kick.set()
         if advancing:

@@ -142,3 +142,40 @@ def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url
             engine.dispose()
 
     asyncio.run(run())
+
+
+def test_a_streams_own_writes_come_from_memory_only_when_it_has_them_all(db_url: str) -> None:
+    """Waker.written: this process's consecutive writes of a table, from a stream's seq on,
+    exactly as the log holds them; None (read the log) when a write of another instance
+    came in between, or the stream is behind what is kept."""
+
+    def ev(seq: int, kind: str) -> M.TableEvent:
+        return M.TableEvent(table_id="t1", seq=seq, type=kind)
+
+    async def run() -> None:
+        engine = make_engine(db_url)
+        waker = Waker(engine, asyncio.get_running_loop(), 0.05)
+        try:
+            assert waker.written("t1", 0) is None  # nothing written here: read the log
+            waker.wake_written("t1", 2, [(None, ev(1, "a")), (1, ev(2, "b"))])
+            waker.wake_written("t1", 3, [])  # a write without events moves the seq by one
+            waker.wake_written("t1", 4, [(None, ev(4, "c"))])
+            got = waker.written("t1", 0)
+            assert got is not None and got[0] == 4
+            assert [(s, to, e.type) for s, to, e in got[1]] == [
+                (1, None, "a"), (2, 1, "b"), (4, None, "c"),
+            ]  # fmt: skip
+            got = waker.written("t1", 2)
+            assert got is not None and [e.type for _, _, e in got[1]] == ["c"]
+            assert waker.written("t1", 1) is None  # not a write's boundary: read the log
+            assert waker.written("t1", 4) is None  # up to date: a wake-up now is another's
+            # Another instance wrote seq 5; this one 6: only 6 is known here, from 5 on.
+            waker.wake_written("t1", 6, [(None, ev(6, "d"))])
+            assert waker.written("t1", 4) is None
+            got = waker.written("t1", 5)
+            assert got is not None and [e.type for _, _, e in got[1]] == ["d"]
+        finally:
+            waker.close()
+            engine.dispose()
+
+    asyncio.run(run())
