@@ -55,6 +55,10 @@ MAX_RETRIES = 8
 #: Table seqs the Waker remembers before it forgets them all (bounded memory; a forgotten
 #: one costs one spare wake-up).
 MAX_WOKEN = 100_000
+#: How long (s) and how often at most the Waker waits, while this process writes a table,
+#: to tell the NOTIFY of that write from another instance's (Waker._notified).
+NOTIFY_RECHECK_S = 0.01
+NOTIFY_RECHECKS = 20
 #: Writes of one table the Waker keeps for its streams (their events, :meth:`Waker.written`):
 #: a stream reads at once on its wake-up, so one or two are all it ever needs.
 RECENT_WRITES = 4
@@ -131,8 +135,16 @@ class RunnerSettings:
 class Waker(Notifier):
     """The shared Notifier (LISTEN on PostgreSQL, polling beneath) with asyncio waiters."""
 
-    def __init__(self, engine: Any, loop: asyncio.AbstractEventLoop, poll: float) -> None:
+    def __init__(
+        self,
+        engine: Any,
+        loop: asyncio.AbstractEventLoop,
+        poll: float,
+        writing: Callable[[str], bool] | None = None,
+    ) -> None:
         self._loop = loop
+        #: Whether this process is writing a table now (its lock is held).
+        self._writing = writing or (lambda key: False)
         self._futures: dict[str, asyncio.Future[None]] = {}
         #: The latest table seq this process wrote and woke its own waiters for: the NOTIFY
         #: of that same write (``table_id:seq``) comes back through LISTEN and would wake
@@ -143,6 +155,29 @@ class Waker(Notifier):
         #: the log again (one read per stream per write was most of the stream path's work).
         self._recent: dict[str, collections.deque[tuple[int, int, list[Written]]]] = {}
         super().__init__(engine, NOTIFY_CHANNEL, poll)
+
+    @property
+    def listening(self) -> bool:
+        """Whether LISTEN is up (set by the LISTEN thread)."""
+        return self._listening
+
+    @listening.setter
+    def listening(self, value: bool) -> None:
+        changed = value != getattr(self, "_listening", False)
+        self._listening = value
+        if changed:
+            # LISTEN came up or went: every waiter looks again now.  Lost, the notifications
+            # meanwhile are gone and the waiters must poll at the short interval; back, any
+            # write between their last read and the LISTEN is seen.  So a waiter's long
+            # poll while LISTEN is up is only a safety net, never the way a write is seen.
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                self._loop.call_soon_threadsafe(self._fire_all)
+
+    def _fire_all(self) -> None:
+        futures, self._futures = self._futures, {}
+        for fut in futures.values():
+            if not fut.done():
+                fut.set_result(None)
 
     def wake_written(
         self,
@@ -191,14 +226,28 @@ class Waker(Notifier):
     def _wake(self, key: Any) -> None:
         key = str(key)
         name, sep, seq = key.rpartition(":")
-        if sep and seq.isdigit():
-            # A table write's NOTIFY (``table_id:seq``): already woken here if it was ours.
-            if self._woken.get(name, -1) >= int(seq):
-                return
-            key = name
-        super()._wake(key)
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            if sep and seq.isdigit():
+                # A table write's NOTIFY (``table_id:seq``): decided on the loop's thread,
+                # where this process's own writes are known.
+                self._loop.call_soon_threadsafe(self._notified, name, int(seq), 0)
+                return
+            super()._wake(key)
             self._loop.call_soon_threadsafe(self._fire, key)
+
+    def _notified(self, name: str, seq: int, tries: int) -> None:
+        """A table write's NOTIFY, on the loop: nothing if it was this process's own (woken
+        already), else a wake-up.  The NOTIFY of this process's write can outrun the write's
+        return to the event loop: while this process writes the table, it looks again a
+        little later (the write then wakes the streams itself, with its events in memory:
+        no read), and wakes only if it was another's after all."""
+        if self._woken.get(name, -1) >= seq:
+            return
+        if tries < NOTIFY_RECHECKS and self._writing(name):
+            self._loop.call_later(NOTIFY_RECHECK_S, self._notified, name, seq, tries + 1)
+            return
+        super()._wake(name)
+        self._fire(name)
 
     def _fire(self, key: str) -> None:
         fut = self._futures.pop(key, None)
@@ -296,8 +345,14 @@ class Runner:
     def waker(self) -> Waker:
         if self._waker is None:
             loop = asyncio.get_running_loop()
-            self._waker = Waker(self.store.engine, loop, self.settings.poll_interval_s)
+            self._waker = Waker(
+                self.store.engine, loop, self.settings.poll_interval_s, self._writing
+            )
         return self._waker
+
+    def _writing(self, table_id: str) -> bool:
+        lock = self._locks.get(table_id)
+        return lock is not None and lock.locked()
 
     def lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)

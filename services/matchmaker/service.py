@@ -54,8 +54,11 @@ TABLE_STATES = {
 }
 STATE_NAMES = {v: k for k, v in TABLE_STATES.items()}
 
-#: How often an idle seat stream re-reads while PostgreSQL LISTEN wakes it (seconds).
-LISTENING_POLL_S = 2.0
+#: How often an idle seat stream re-reads while PostgreSQL LISTEN wakes it (seconds): a
+#: safety net only (the Waker wakes every stream when LISTEN goes or comes back).  A quiet
+#: stream's read costs a database round trip: at 2 s, the streams of people thinking or
+#: timing out were still most of the stream path's reads.
+LISTENING_POLL_S = 5.0
 #: How often a quiet seat stream checks that its seat is still its own (seconds): a safety
 #: net only, since every departure is an event in the table's log.
 SEAT_CHECK_S = 10.0

@@ -115,6 +115,15 @@ def test_the_stream_lease_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
         MatchmakerConfig.from_env()
 
 
+async def settled(waker: Waker, db_url: str) -> None:
+    """Until the Waker's LISTEN is up on PostgreSQL (coming up, it wakes every waiter)."""
+    if db_url.startswith("postgresql"):
+        deadline = time.monotonic() + 10
+        while not waker.listening and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert waker.listening
+
+
 def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url: str) -> None:
     """A table write wakes this instance's streams at once; its NOTIFY (``table_id:seq``)
     coming back through LISTEN is then no second wake-up, while a write of another instance
@@ -124,6 +133,7 @@ def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url
         engine = make_engine(db_url)
         waker = Waker(engine, asyncio.get_running_loop(), 0.05)
         try:
+            await settled(waker, db_url)
             fut = waker.future("t1")
             waker.wake_written("t1", 5)
             assert fut.done()
@@ -174,6 +184,64 @@ def test_a_streams_own_writes_come_from_memory_only_when_it_has_them_all(db_url:
             assert waker.written("t1", 4) is None
             got = waker.written("t1", 5)
             assert got is not None and [e.type for _, _, e in got[1]] == ["d"]
+        finally:
+            waker.close()
+            engine.dispose()
+
+    asyncio.run(run())
+
+
+def test_listen_going_or_coming_back_wakes_every_waiter(db_url: str) -> None:
+    """The long poll of a stream while LISTEN is up is only a safety net: when LISTEN goes
+    (its notifications are lost) or comes back, every waiter is woken to read again."""
+
+    async def run() -> None:
+        engine = make_engine(db_url)
+        waker = Waker(engine, asyncio.get_running_loop(), 0.05)
+        try:
+            await settled(waker, db_url)
+            now = waker.listening
+            futs = [waker.future("t1"), waker.future("t2")]
+            waker.listening = not now
+            assert await waker.wait("t1", 2.0, futs[0]) and await waker.wait("t2", 2.0, futs[1])
+            fut = waker.future("t1")
+            waker.listening = not now  # no change: nobody is woken
+            assert not await waker.wait("t1", 0.05, fut)
+            waker.listening = now
+            assert await waker.wait("t1", 2.0, fut)
+        finally:
+            waker.close()
+            engine.dispose()
+
+    asyncio.run(run())
+
+
+def test_the_notify_of_a_write_still_returning_is_not_a_second_wake_up(db_url: str) -> None:
+    """A write's NOTIFY can come back before the write returns to the event loop: while
+    this process writes the table, the Waker waits for the write (which wakes the streams
+    itself, events in hand) and wakes them only if the NOTIFY was another's after all."""
+
+    async def run() -> None:
+        engine = make_engine(db_url)
+        busy = {"t1"}
+        waker = Waker(engine, asyncio.get_running_loop(), 0.05, lambda key: key in busy)
+        try:
+            await settled(waker, db_url)
+            fut = waker.future("t1")
+            waker._wake("t1:7")  # the echo, ahead of the write's return
+            await asyncio.sleep(0.03)
+            assert not fut.done()
+            waker.wake_written("t1", 7, [(None, M.TableEvent(seq=7, type="x"))])
+            assert fut.done()
+            fut = waker.future("t1")
+            busy.discard("t1")
+            assert not await waker.wait("t1", 0.1, fut)  # the echo woke nobody a second time
+            busy.add("t1")
+            waker._wake("t1:9")  # another's write while this process's write lost its race
+            await asyncio.sleep(0.03)
+            assert not fut.done()
+            busy.discard("t1")  # ... and ended without a write: the NOTIFY wakes them
+            assert await waker.wait("t1", 1.0, fut)
         finally:
             waker.close()
             engine.dispose()
