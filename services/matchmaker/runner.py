@@ -7,7 +7,8 @@ the steps of DESIGN.md "How one move flows".
 3. One conditional write (store.Store.write): new token and seq, next deadline, the table
    events (the game's events projected per seat plus table events) and the same engine
    events in the outbox.  A writer that lost the race writes nothing and starts over.
-4. NOTIFY (PostgreSQL) and a local wake-up; the seat streams read the log.
+4. NOTIFY (PostgreSQL) and a local wake-up; this instance's seat streams take the write's
+   events from memory (Waker.written), another instance's read the log.
 
 Deadlines (turn, bid, start, disconnect grace, bot think time) live on the table row as
 ``due_ms``; a loop claims due tables (``FOR UPDATE SKIP LOCKED`` and a short lease, so one
