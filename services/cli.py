@@ -269,6 +269,10 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (("--variant", "-v"), {"default": "doudizhu3"}),
             (("--turn-ms",), {"type": int, "default": 1500, "help": "turn and bid timers"}),
             (("--bot-think-ms",), {"type": int, "default": 50}),
+            (
+                ("--think-ms",),
+                {"default": "20-250", "help": "a scripted human's think time, LO-HI ms"},
+            ),
             (("--fill-ms",), {"type": int, "default": 300, "help": "bots fill a seat after"}),
             (("--solo",), {"action": "store_true", "help": "one human per table, bots the rest"}),
             (("--bot-level",), {"default": "easy", "help": "easy, normal or hard"}),

@@ -18,6 +18,8 @@ restarted instance loses nothing (DESIGN.md principle 6):
   a lease that instance renews: a seat is connected while it has a live row, on any
   instance, and a dead instance's rows lapse (migration 0004).
 
+The outbox's (game_id, id) index is migration 0005.
+
 Times are epoch milliseconds (BIGINT), compared the same way on SQLite and PostgreSQL.
 """
 
@@ -137,6 +139,9 @@ outbox = Table(
     Column("attempts", Integer, nullable=False),
     Column("last_error", String(256), nullable=True),
     Index("ix_mm_outbox_next_try_ms", "next_try_ms"),
+    # The claim takes each game's oldest row (min id per game) and then the claimed games'
+    # rows in order; a backoff moves all of a game's rows (migration 0005).
+    Index("ix_mm_outbox_game_id_id", "game_id", "id"),
 )
 
 requests = Table(

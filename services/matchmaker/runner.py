@@ -7,7 +7,8 @@ the steps of DESIGN.md "How one move flows".
 3. One conditional write (store.Store.write): new token and seq, next deadline, the table
    events (the game's events projected per seat plus table events) and the same engine
    events in the outbox.  A writer that lost the race writes nothing and starts over.
-4. NOTIFY (PostgreSQL) and a local wake-up; the seat streams read the log.
+4. NOTIFY (PostgreSQL) and a local wake-up; this instance's seat streams take the write's
+   events from memory (Waker.written), another instance's read the log.
 
 Deadlines (turn, bid, start, disconnect grace, bot think time) live on the table row as
 ``due_ms``; a loop claims due tables (``FOR UPDATE SKIP LOCKED`` and a short lease, so one
@@ -19,13 +20,14 @@ backoff; an engine or replay outage slows or stops nothing but the calls that ne
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import contextvars
 import hashlib
 import json
 import secrets
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -64,10 +66,20 @@ MAX_RETRIES = 8
 #: Table seqs the Waker remembers before it forgets them all (bounded memory; a forgotten
 #: one costs one spare wake-up).
 MAX_WOKEN = 100_000
+#: How long (s) and how often at most the Waker waits, while this process writes a table,
+#: to tell the NOTIFY of that write from another instance's (Waker._notified).
+NOTIFY_RECHECK_S = 0.01
+NOTIFY_RECHECKS = 20
+#: Writes of one table the Waker keeps for its streams (their events, :meth:`Waker.written`):
+#: a stream reads at once on its wake-up, so one or two are all it ever needs.
+RECENT_WRITES = 4
+#: Tables whose recent writes the Waker keeps before it forgets them all (a forgotten write
+#: costs its streams one read each).
+MAX_RECENT = 10_000
+#: One table event as written: (seq, the one seat it is for or None for every seat, event).
+Written = tuple[int, int | None, matchmaker_pb2.TableEvent]
 #: Predicted seat views kept (one per table at most) before they are all dropped.
 MAX_VIEWS = 10_000
-#: A table's latest events kept for its seat streams (Recent).
-RECENT_EVENTS = 256
 #: The lease an advancing table keeps while its next step is due at once (ms): short, so a
 #: loop that died mid-way (an outage) is taken up again soon.
 HOLD_MS = 1000
@@ -131,87 +143,122 @@ class RunnerSettings:
     stream_lease_ms: int = 15_000
 
 
-class Recent:
-    """The events of this instance's own latest writes per table, to serve the seat streams
-    the write woke without a database read each (the database stays the truth: a stream
-    reads it on a poll, after a wake-up from another instance's write, and whenever this
-    copy does not reach back to the last event it sent).
-
-    A table's entry knows *every* event with a seq in ``(lo, hi]``: it grows only by a write
-    conditional on ``hi`` (table seqs move on with every write, events or not), and a write
-    from any other seq (another writer was in between) starts it afresh.  Only committed
-    writes enter it; committed events never change."""
-
-    def __init__(self, per_table: int = RECENT_EVENTS, tables: int = MAX_VIEWS) -> None:
-        self._per_table = per_table
-        self._tables = tables
-        #: table_id -> [lo, hi, [(seq, to_seat, event), ...]]
-        self._by_table: dict[str, list[Any]] = {}
-
-    def wrote(self, table_id: str, old_seq: int, new_seq: int, events: list[Any]) -> None:
-        entry = self._by_table.get(table_id)
-        if entry is not None and entry[1] == old_seq:
-            entry[1] = new_seq
-            entry[2].extend(events)
-            if len(entry[2]) > self._per_table:
-                drop = len(entry[2]) - self._per_table
-                entry[0] = entry[2][drop - 1][0]
-                del entry[2][:drop]
-            return
-        if len(self._by_table) >= self._tables:
-            self._by_table.clear()
-        self._by_table[table_id] = [old_seq, new_seq, list(events)]
-
-    def after(self, table_id: str, after: int) -> tuple[list[Any], int] | None:
-        """The events after seq ``after`` and the seq they reach (all known up to it), or
-        None when this copy cannot say (it does not reach back to ``after``)."""
-        entry = self._by_table.get(table_id)
-        if entry is None or not entry[0] <= after <= entry[1]:
-            return None
-        return [e for e in entry[2] if e[0] > after], entry[1]
-
-    def hi(self, table_id: str) -> int:
-        entry = self._by_table.get(table_id)
-        return -1 if entry is None else int(entry[1])
-
-
 class Waker(Notifier):
     """The shared Notifier (LISTEN on PostgreSQL, polling beneath) with asyncio waiters."""
 
-    def __init__(self, engine: Any, loop: asyncio.AbstractEventLoop, poll: float) -> None:
+    def __init__(
+        self,
+        engine: Any,
+        loop: asyncio.AbstractEventLoop,
+        poll: float,
+        writing: Callable[[str], bool] | None = None,
+    ) -> None:
         self._loop = loop
+        #: Whether this process is writing a table now (its lock is held).
+        self._writing = writing or (lambda key: False)
         self._futures: dict[str, asyncio.Future[None]] = {}
         #: The latest table seq this process wrote and woke its own waiters for: the NOTIFY
         #: of that same write (``table_id:seq``) comes back through LISTEN and would wake
         #: every stream of the table a second time for nothing (an empty read each).
         self._woken: dict[str, int] = {}
-        #: The latest table seq another writer NOTIFYed: a stream woken by it reads the
-        #: database, not this process's Recent copy (which does not have it).
-        self.heard: dict[str, int] = {}
+        #: Per table, this process's latest writes, consecutive: (seq before, seq after, the
+        #: events written), so that its streams take them from here instead of each reading
+        #: the log again (one read per stream per write was most of the stream path's work).
+        self._recent: dict[str, collections.deque[tuple[int, int, list[Written]]]] = {}
         super().__init__(engine, NOTIFY_CHANNEL, poll)
 
-    def wake_written(self, key: str, seq: int) -> None:
-        """A write of this process moved ``key`` to ``seq``: wake its local waiters now (on
-        the event loop's thread: no hop through call_soon_threadsafe)."""
+    @property
+    def listening(self) -> bool:
+        """Whether LISTEN is up (set by the LISTEN thread)."""
+        return self._listening
+
+    @listening.setter
+    def listening(self, value: bool) -> None:
+        changed = value != getattr(self, "_listening", False)
+        self._listening = value
+        if changed:
+            # LISTEN came up or went: every waiter looks again now.  Lost, the notifications
+            # meanwhile are gone and the waiters must poll at the short interval; back, any
+            # write between their last read and the LISTEN is seen.  So a waiter's long
+            # poll while LISTEN is up is only a safety net, never the way a write is seen.
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                self._loop.call_soon_threadsafe(self._fire_all)
+
+    def _fire_all(self) -> None:
+        futures, self._futures = self._futures, {}
+        for fut in futures.values():
+            if not fut.done():
+                fut.set_result(None)
+
+    def wake_written(
+        self,
+        key: str,
+        seq: int,
+        events: Sequence[tuple[int | None, matchmaker_pb2.TableEvent]] | None = None,
+    ) -> None:
+        """A write of this process moved ``key`` to ``seq`` (committed): wake its local
+        waiters now (on the event loop's thread: no hop through call_soon_threadsafe).
+        ``events``: the write's table events (store.Write.events, numbered by the write),
+        kept for :meth:`written`."""
         if len(self._woken) > MAX_WOKEN:
             self._woken.clear()
         self._woken[key] = seq
+        if events is not None:
+            # A write numbers its events from the seq before it; a write without events
+            # moves the seq on by one (store.Store._write).
+            before = seq - max(1, len(events))
+            kept = self._recent.get(key)
+            if kept is None:
+                if len(self._recent) > MAX_RECENT:
+                    self._recent.clear()
+                kept = self._recent[key] = collections.deque(maxlen=RECENT_WRITES)
+            elif kept[-1][1] != before:
+                kept.clear()  # another writer (instance) wrote in between: not consecutive
+            kept.append((before, seq, [(ev.seq, to, ev) for to, ev in events]))
         self._fire(key)
+
+    def written(self, key: str, after: int) -> tuple[int, list[Written]] | None:
+        """The seq of this process's latest write of table ``key`` and every event after seq
+        ``after`` up to it, when this process wrote all of them (and still has them); else
+        None: read the log.  The rows of a committed seq range never change, so these are
+        exactly the rows a read would return, up to that write.  A newer write of another
+        instance wakes the stream again, and then this has nothing new: the stream reads."""
+        kept = self._recent.get(key)
+        if not kept or kept[-1][1] <= after:
+            return None
+        out: list[Written] | None = None
+        for before, _, events in kept:
+            if out is not None:
+                out += events
+            elif before == after:
+                out = list(events)
+        return None if out is None else (kept[-1][1], out)
 
     def _wake(self, key: Any) -> None:
         key = str(key)
         name, sep, seq = key.rpartition(":")
-        if sep and seq.isdigit():
-            # A table write's NOTIFY (``table_id:seq``): already woken here if it was ours.
-            if self._woken.get(name, -1) >= int(seq):
-                return
-            key = name
-            if len(self.heard) > MAX_WOKEN:
-                self.heard.clear()
-            self.heard[key] = max(self.heard.get(key, -1), int(seq))
-        super()._wake(key)
         with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            if sep and seq.isdigit():
+                # A table write's NOTIFY (``table_id:seq``): decided on the loop's thread,
+                # where this process's own writes are known.
+                self._loop.call_soon_threadsafe(self._notified, name, int(seq), 0)
+                return
+            super()._wake(key)
             self._loop.call_soon_threadsafe(self._fire, key)
+
+    def _notified(self, name: str, seq: int, tries: int) -> None:
+        """A table write's NOTIFY, on the loop: nothing if it was this process's own (woken
+        already), else a wake-up.  The NOTIFY of this process's write can outrun the write's
+        return to the event loop: while this process writes the table, it looks again a
+        little later (the write then wakes the streams itself, with its events in memory:
+        no read), and wakes only if it was another's after all."""
+        if self._woken.get(name, -1) >= seq:
+            return
+        if tries < NOTIFY_RECHECKS and self._writing(name):
+            self._loop.call_later(NOTIFY_RECHECK_S, self._notified, name, seq, tries + 1)
+            return
+        super()._wake(name)
+        self._fire(name)
 
     def _fire(self, key: str) -> None:
         fut = self._futures.pop(key, None)
@@ -275,8 +322,6 @@ class Runner:
         self._views: dict[str, tuple[bytes, int, engine_pb2.View]] = {}
         #: Tables as this instance's advance loops left them (:meth:`_keep`).
         self._kept: dict[str, Table] = {}
-        #: The events of this instance's latest writes, for the seat streams they wake.
-        self.recent = Recent()
         self._waker: Waker | None = None
         self._kick = asyncio.Event()
         self._outbox_kick = asyncio.Event()
@@ -313,8 +358,14 @@ class Runner:
     def waker(self) -> Waker:
         if self._waker is None:
             loop = asyncio.get_running_loop()
-            self._waker = Waker(self.store.engine, loop, self.settings.poll_interval_s)
+            self._waker = Waker(
+                self.store.engine, loop, self.settings.poll_interval_s, self._writing
+            )
         return self._waker
+
+    def _writing(self, table_id: str) -> bool:
+        lock = self._locks.get(table_id)
+        return lock is not None and lock.locked()
 
     def lock(self, table_id: str) -> asyncio.Lock:
         lock = self._locks.get(table_id)
@@ -398,7 +449,7 @@ class Runner:
                 kick.clear()
 
     def _wrote(self, table: Table, w: Write, advancing: bool = False) -> None:
-        self.waker.wake_written(table.table_id, table.seq)
+        self.waker.wake_written(table.table_id, table.seq, w.events)
         if w.outbox:
             self._outbox_kick.set()
         if advancing:
@@ -548,9 +599,6 @@ class Runner:
         if not advancing:
             self._kept.pop(table.table_id, None)  # a person's call moved it on
         table = await self.db(self.store.write, table, old_seq, w, hold)
-        self.recent.wrote(
-            table.table_id, old_seq, table.seq, [(ev.seq, to, ev) for to, ev in w.events]
-        )
         self._wrote(table, w, advancing)
         return table
 

@@ -54,8 +54,14 @@ TABLE_STATES = {
 }
 STATE_NAMES = {v: k for k, v in TABLE_STATES.items()}
 
-#: How often an idle seat stream re-reads while PostgreSQL LISTEN wakes it (seconds).
-LISTENING_POLL_S = 2.0
+#: How often an idle seat stream re-reads while PostgreSQL LISTEN wakes it (seconds): a
+#: safety net only (the Waker wakes every stream when LISTEN goes or comes back).  A quiet
+#: stream's read costs a database round trip: at 2 s, the streams of people thinking or
+#: timing out were still most of the stream path's reads.
+LISTENING_POLL_S = 5.0
+#: How often a quiet seat stream checks that its seat is still its own (seconds): a safety
+#: net only, since every departure is an event in the table's log.
+SEAT_CHECK_S = 10.0
 
 rpc = grpc_errors.refusing((ServiceError, limits.LimitError, DBAPIError), lambda e: as_error(e))
 
@@ -318,16 +324,21 @@ class MatchmakerServicer:
         table_id = table.table_id
         stream_id = await self.runner.connected(table_id, seat, player)
         waker = self.runner.waker
+        loop = asyncio.get_running_loop()
         woken = False
+        checked = loop.time()
         try:
             while True:
                 # One read per wake-up: the wake-up is armed before the read, so a write
                 # that lands meanwhile is not missed, and the wait can be long while LISTEN
-                # delivers wake-ups.
+                # delivers wake-ups.  This instance's own writes come from memory (every
+                # stream of the table reading the log after each move was most of the
+                # stream path's database work); another instance's, from the log.
                 armed = waker.future(table_id)
-                events, after, full = await self._events_after(table_id, seat, after, woken)
+                rows, after, full = await self._events_after(table_id, seat, after)
                 departed = False
-                for ev in events:
+                for body in rows:
+                    ev = body if isinstance(body, M.TableEvent) else M.TableEvent.FromString(body)
                     departed = departed or ev.type in DEPARTURES
                     yield ev
                 if full:
@@ -337,19 +348,23 @@ class MatchmakerServicer:
                 poll = self.runner.settings.poll_interval_s
                 if waker.listening:
                     poll = max(poll, LISTENING_POLL_S)
-                if (events or woken) and not departed:
-                    # New events, or a wake-up for events this seat may not see: the seat
-                    # is checked on a departure or after a quiet poll, not on every write.
+                quiet = not rows and not woken
+                if not departed and (not quiet or loop.time() - checked < SEAT_CHECK_S):
+                    # New events, a wake-up for events this seat may not see, or a quiet
+                    # poll soon after the last check: every departure is an event of the
+                    # log (player_left, table_closed), so the seat is checked on one, and
+                    # on a quiet poll only now and then, as a safety net.
                     woken = await waker.wait(table_id, poll, armed)
                     continue
-                # Nothing new for a while, or someone left: is this seat still ours?
-                table = await self.runner.load(table_id)
-                if table.state == "closed" or table.seat_of(player) != seat:
+                # Someone left, or nothing new for a while: is this seat still ours?
+                checked = loop.time()
+                now = await self.runner.stream_db(self.store.load, table_id)
+                if now is None or now.state == "closed" or now.seat_of(player) != seat:
                     # Gone: end once every event before the departure is delivered.
-                    rows = await self.runner.stream_db(
+                    last = await self.runner.stream_db(
                         self.store.events_after, table_id, seat, after
                     )
-                    for r in rows:
+                    for r in last:
                         if rules.may_see(r.to_seat, seat):
                             yield M.TableEvent.FromString(r.body)
                     return
@@ -358,22 +373,19 @@ class MatchmakerServicer:
             self.runner.spawn(self.runner.disconnected(stream_id, table_id, seat, player))
 
     async def _events_after(
-        self, table_id: str, seat: int, after: int, woken: bool
-    ) -> tuple[list[M.TableEvent], int, bool]:
-        """The events after seq ``after`` that ``seat`` may see, the seq read up to, and
-        whether a full page came (more to read).  After a wake-up, from this instance's copy
-        of its own latest writes when that copy reaches back to ``after`` and no other
-        writer is known to be ahead of it; else (and on every poll) from the database."""
-        if woken:
-            recent = self.runner.recent
-            if self.runner.waker.heard.get(table_id, -1) <= recent.hi(table_id):
-                got = recent.after(table_id, after)
-                if got is not None:
-                    events, hi = got
-                    return [ev for _, to, ev in events if rules.may_see(to, seat)], hi, False
-        rows = await self.runner.stream_db(self.store.events_after, table_id, seat, after)
-        out = [M.TableEvent.FromString(r.body) for r in rows if rules.may_see(r.to_seat, seat)]
-        return out, rows[-1].seq if rows else after, len(rows) >= EVENTS_PAGE
+        self, table_id: str, seat: int, after: int
+    ) -> tuple[list[M.TableEvent | bytes], int, bool]:
+        """The table's events after seq ``after`` that ``seat`` may see (each an event or its
+        serialized body), the seq the next read starts after, and whether the log's page
+        was full (read again at once): from this instance's memory of its own writes when
+        it has them all, else from the log."""
+        mine = self.runner.waker.written(table_id, after)
+        if mine is not None:
+            upto, written = mine
+            return [ev for _, to, ev in written if rules.may_see(to, seat)], upto, False
+        read = await self.runner.stream_db(self.store.events_after, table_id, seat, after)
+        seen = [r.body for r in read if rules.may_see(r.to_seat, seat)]
+        return seen, read[-1].seq if read else after, len(read) >= EVENTS_PAGE
 
     @rpc
     async def GetTable(self, request: M.GetTableRequest, context: Any) -> M.TableSnapshot:

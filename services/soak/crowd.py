@@ -3,11 +3,12 @@ check what came out.
 
 N simulated players (scripted humans) each loop: enqueue on one of the matchmaker addresses
 (bots fill the seats no human takes within ``--fill-ms``), open the seat's stream (any
-address: any instance serves any call), say Ready, and on each of their turns think, then act
-with the engine's hint — or let the timer run out, or turn auto-play on, or drop the stream
-and reconnect after the last seq seen, or leave mid-game (an escape).  After a few games a
-player leaves the table and queues again.  When the time is up every player turns auto-play
-on and waits for its game to end.
+address: any instance serves any call), say Ready, and on each of their turns think
+(``--think-ms``: the default is a fast crowd, a throughput test; people think seconds), then
+act with the engine's hint — or let the timer run out, or turn auto-play on, or drop the
+stream and reconnect after the last seq seen, or leave mid-game (an escape).  After a few
+games a player leaves the table and queues again.  When the time is up every player turns
+auto-play on and waits for its game to end.
 
 Then every finished game is checked: the replay service's VerifyGame must say ok, and every
 seat's stream must have shown that seat no other seat's hidden card before the game ended
@@ -51,7 +52,9 @@ RACES = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
 
 @dataclass
 class Mix:
-    """What a human does on a turn (shares; the rest is: think, then play the hint)."""
+    """What a human does on a turn (shares; the rest is: think, then play the hint).
+    ``think_ms``: the default is a fast crowd (a throughput test); people think seconds
+    (``--think-ms``)."""
 
     timeout: float = 0.05
     autoplay: float = 0.02
@@ -344,7 +347,7 @@ class Crowd:
         self.duration = args.duration
         self.drain_s = args.drain
         self.call_timeout = 10.0
-        self.mix = Mix()
+        self.mix = Mix(think_ms=think_range(args.think_ms))
         self.timers = M.Timers(
             bid_ms=args.turn_ms, turn_ms=args.turn_ms, start_ms=5000, grace_ms=2000,
             bot_think_ms=args.bot_think_ms,
@@ -443,7 +446,22 @@ class Crowd:
             "errors": dict(s.errors),
             "faults": faults[:100],
             "ok": not faults and not s.errors,
+            # The pace the figures were measured at (ms).
+            "think_ms": list(self.mix.think_ms),
+            "bot_think_ms": self.timers.bot_think_ms,
+            "turn_ms": self.timers.turn_ms,
         }
+
+
+def think_range(text: str) -> tuple[int, int]:
+    """``LO-HI`` (ms, 0 ≤ LO ≤ HI ≤ 60000) as a pair; ValueError otherwise."""
+    lo, sep, hi = text.strip().partition("-")
+    if not sep or not lo.strip().isdigit() or not hi.strip().isdigit():
+        raise ValueError("--think-ms must be LO-HI in ms, e.g. 1000-4000")
+    pair = int(lo), int(hi)
+    if not 0 <= pair[0] <= pair[1] <= 60_000:
+        raise ValueError("--think-ms must be LO-HI with 0 ≤ LO ≤ HI ≤ 60000")
+    return pair
 
 
 def soak_main(args: argparse.Namespace) -> int:
@@ -458,6 +476,10 @@ def soak_main(args: argparse.Namespace) -> int:
         return fail("soak", "--turn-ms must be 50–60000 and --bot-think-ms 0–10000")
     if not 0 <= args.fill_ms <= 60_000 or not 1 <= args.drain <= 600:
         return fail("soak", "--fill-ms must be 0–60000 and --drain 1–600 seconds")
+    try:
+        think_range(args.think_ms)
+    except ValueError as exc:
+        return fail("soak", str(exc))
     if args.bot_level not in ("easy", "normal", "hard"):
         return fail("soak", "--bot-level must be easy, normal or hard")
     try:

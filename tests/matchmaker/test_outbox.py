@@ -8,12 +8,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlalchemy import insert
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import insert, inspect, text
 
 from services.common.db import make_engine
-from services.common.migrate import upgrade
-from services.matchmaker.models import outbox
+from services.common.migrate import downgrade, upgrade
+from services.matchmaker.models import metadata, outbox
 from services.matchmaker.store import Store, now_ms
+
+INDEX = "ix_mm_outbox_game_id_id"
 
 
 @pytest.fixture
@@ -60,3 +64,57 @@ def test_a_game_backing_off_keeps_its_later_rows_back(stores: tuple[Store, Store
     a.retry_later("g1", head.id, 1, 60_000, "replay down")
     add(a, "g1", 4)
     assert b.claim_outbox(10, 10_000) == []  # its head waits out the backoff
+
+
+def test_the_outbox_game_index_migrates_up_and_down(db_url: str) -> None:
+    """Migration 0005 adds the (game_id, id) index the models declare, and takes it away
+    again: after the upgrade the database is exactly the models' schema, after the
+    downgrade to 0004 only that index is missing, and the upgrade runs again cleanly."""
+    upgrade(db_url)
+    engine = make_engine(db_url)
+
+    def diff() -> list[Any]:
+        with engine.connect() as conn:
+            return list(compare_metadata(MigrationContext.configure(conn), metadata))
+
+    def indexes() -> set[str]:
+        return {str(ix["name"]) for ix in inspect(engine).get_indexes("mm_outbox")}
+
+    try:
+        assert diff() == []
+        assert INDEX in indexes()
+        downgrade(db_url, "0004")
+        assert INDEX not in indexes()
+        missing = diff()
+        assert [(d[0], d[1].name) for d in missing] == [("add_index", INDEX)]
+        upgrade(db_url)
+        assert INDEX in indexes() and diff() == []
+    finally:
+        engine.dispose()
+
+
+def test_a_games_rows_are_found_through_the_index(db_url: str) -> None:
+    """With many rows (PostgreSQL's plan), the per-game statements (a game's rows, its
+    backoff) go through the (game_id, id) index, not a scan of the whole outbox."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("the plan is PostgreSQL's")
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    try:
+        rows = [{"game_id": f"g{g:05d}", "first_seq": i, "body": b"x" * 100, "created_ms": 0,
+                 "next_try_ms": 0, "attempts": 0}
+                for i in range(4) for g in range(5000)]  # fmt: skip
+        with engine.begin() as conn:
+            conn.execute(insert(outbox), rows)
+            conn.execute(text("ANALYZE mm_outbox"))
+        with engine.connect() as conn:
+            plans = [
+                "\n".join(r[0] for r in conn.execute(text("EXPLAIN " + sql)))
+                for sql in (
+                    "SELECT * FROM mm_outbox WHERE game_id = 'g00042' ORDER BY id",
+                    "UPDATE mm_outbox SET next_try_ms = 1 WHERE game_id = 'g00042'",
+                )
+            ]
+        assert all(INDEX in plan for plan in plans), plans
+    finally:
+        engine.dispose()

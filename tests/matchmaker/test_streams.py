@@ -21,7 +21,7 @@ from services.common.notify import Announcer, Notifier
 from services.common.server import BackgroundServer
 from services.common.settings import SettingsError
 from services.matchmaker.models import streams
-from services.matchmaker.runner import Recent, Waker
+from services.matchmaker.runner import Waker
 from services.matchmaker.server import STREAM_LEASE_ENV, MatchmakerConfig, make_spec
 
 from .conftest import FAST, Cluster, seated, settings, wait_for
@@ -116,6 +116,15 @@ def test_the_stream_lease_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
         MatchmakerConfig.from_env()
 
 
+async def settled(waker: Waker, db_url: str) -> None:
+    """Until the Waker's LISTEN is up on PostgreSQL (coming up, it wakes every waiter)."""
+    if db_url.startswith("postgresql"):
+        deadline = time.monotonic() + 10
+        while not waker.listening and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)
+        assert waker.listening
+
+
 def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url: str) -> None:
     """A table write wakes this instance's streams at once; its NOTIFY (``table_id:seq``)
     coming back through LISTEN is then no second wake-up, while a write of another instance
@@ -125,6 +134,7 @@ def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url
         engine = make_engine(db_url)
         waker = Waker(engine, asyncio.get_running_loop(), 0.05)
         try:
+            await settled(waker, db_url)
             fut = waker.future("t1")
             waker.wake_written("t1", 5)
             assert fut.done()
@@ -145,24 +155,99 @@ def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url
     asyncio.run(run())
 
 
-def test_recent_events_answer_only_from_where_they_reach_back() -> None:
-    """A stream woken by this instance's write reads the write's events from memory only
-    when the copy knows every event after the stream's last seq; else the database."""
-    r = Recent(per_table=3)
-    assert r.after("t", 0) is None
-    r.wrote("t", 4, 6, [(5, None, "a"), (6, 1, "b")])
-    assert r.after("t", 3) is None  # seq 4 may be an event it never saw
-    assert r.after("t", 4) == ([(5, None, "a"), (6, 1, "b")], 6)
-    assert r.after("t", 6) == ([], 6)
-    assert r.after("t", 7) is None  # the stream read a newer write of another instance
-    r.wrote("t", 6, 7, [])  # a write without events moves the seq on too
-    r.wrote("t", 7, 9, [(8, None, "c"), (9, None, "d")])
-    assert r.after("t", 5) == ([(6, 1, "b"), (8, None, "c"), (9, None, "d")], 9)
-    assert r.after("t", 4) is None  # trimmed to the last 3 events
-    r.wrote("t", 12, 13, [(13, None, "e")])  # another writer moved it from 9 to 12
-    assert r.after("t", 9) is None
-    assert r.after("t", 12) == ([(13, None, "e")], 13)
-    assert r.hi("t") == 13 and r.hi("u") == -1
+def test_a_streams_own_writes_come_from_memory_only_when_it_has_them_all(db_url: str) -> None:
+    """Waker.written: this process's consecutive writes of a table, from a stream's seq on,
+    exactly as the log holds them; None (read the log) when a write of another instance
+    came in between, or the stream is behind what is kept."""
+
+    def ev(seq: int, kind: str) -> M.TableEvent:
+        return M.TableEvent(table_id="t1", seq=seq, type=kind)
+
+    async def run() -> None:
+        engine = make_engine(db_url)
+        waker = Waker(engine, asyncio.get_running_loop(), 0.05)
+        try:
+            assert waker.written("t1", 0) is None  # nothing written here: read the log
+            waker.wake_written("t1", 2, [(None, ev(1, "a")), (1, ev(2, "b"))])
+            waker.wake_written("t1", 3, [])  # a write without events moves the seq by one
+            waker.wake_written("t1", 4, [(None, ev(4, "c"))])
+            got = waker.written("t1", 0)
+            assert got is not None and got[0] == 4
+            assert [(s, to, e.type) for s, to, e in got[1]] == [
+                (1, None, "a"), (2, 1, "b"), (4, None, "c"),
+            ]  # fmt: skip
+            got = waker.written("t1", 2)
+            assert got is not None and [e.type for _, _, e in got[1]] == ["c"]
+            assert waker.written("t1", 1) is None  # not a write's boundary: read the log
+            assert waker.written("t1", 4) is None  # up to date: a wake-up now is another's
+            # Another instance wrote seq 5; this one 6: only 6 is known here, from 5 on.
+            waker.wake_written("t1", 6, [(None, ev(6, "d"))])
+            assert waker.written("t1", 4) is None
+            got = waker.written("t1", 5)
+            assert got is not None and [e.type for _, _, e in got[1]] == ["d"]
+        finally:
+            waker.close()
+            engine.dispose()
+
+    asyncio.run(run())
+
+
+def test_listen_going_or_coming_back_wakes_every_waiter(db_url: str) -> None:
+    """The long poll of a stream while LISTEN is up is only a safety net: when LISTEN goes
+    (its notifications are lost) or comes back, every waiter is woken to read again."""
+
+    async def run() -> None:
+        engine = make_engine(db_url)
+        waker = Waker(engine, asyncio.get_running_loop(), 0.05)
+        try:
+            await settled(waker, db_url)
+            now = waker.listening
+            futs = [waker.future("t1"), waker.future("t2")]
+            waker.listening = not now
+            assert await waker.wait("t1", 2.0, futs[0]) and await waker.wait("t2", 2.0, futs[1])
+            fut = waker.future("t1")
+            waker.listening = not now  # no change: nobody is woken
+            assert not await waker.wait("t1", 0.05, fut)
+            waker.listening = now
+            assert await waker.wait("t1", 2.0, fut)
+        finally:
+            waker.close()
+            engine.dispose()
+
+    asyncio.run(run())
+
+
+def test_the_notify_of_a_write_still_returning_is_not_a_second_wake_up(db_url: str) -> None:
+    """A write's NOTIFY can come back before the write returns to the event loop: while
+    this process writes the table, the Waker waits for the write (which wakes the streams
+    itself, events in hand) and wakes them only if the NOTIFY was another's after all."""
+
+    async def run() -> None:
+        engine = make_engine(db_url)
+        busy = {"t1"}
+        waker = Waker(engine, asyncio.get_running_loop(), 0.05, lambda key: key in busy)
+        try:
+            await settled(waker, db_url)
+            fut = waker.future("t1")
+            waker._wake("t1:7")  # the echo, ahead of the write's return
+            await asyncio.sleep(0.03)
+            assert not fut.done()
+            waker.wake_written("t1", 7, [(None, M.TableEvent(seq=7, type="x"))])
+            assert fut.done()
+            fut = waker.future("t1")
+            busy.discard("t1")
+            assert not await waker.wait("t1", 0.1, fut)  # the echo woke nobody a second time
+            busy.add("t1")
+            waker._wake("t1:9")  # another's write while this process's write lost its race
+            await asyncio.sleep(0.03)
+            assert not fut.done()
+            busy.discard("t1")  # ... and ended without a write: the NOTIFY wakes them
+            assert await waker.wait("t1", 1.0, fut)
+        finally:
+            waker.close()
+            engine.dispose()
+
+    asyncio.run(run())
 
 
 def test_the_announcer_notifies_after_the_write(db_url: str) -> None:

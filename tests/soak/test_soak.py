@@ -8,9 +8,12 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from services.common.migrate import upgrade
 from services.common.server import BackgroundServer
 from services.matchmaker.server import MatchmakerConfig, make_spec
+from services.soak.crowd import think_range
 from tests.matchmaker.conftest import Cluster, settings
 
 DURATION = os.environ.get("CARDROOM_TEST_SOAK_S", "20")
@@ -43,7 +46,21 @@ def test_a_short_soak_has_no_fault(db_url: str, engine_target: str) -> None:
         assert report["games"] >= 3
         assert report["verified"] == report["games"] + report["left_games"]
         assert report["instances"] == len(targets)
+        assert report["think_ms"] == [20, 250]  # the fast crowd's pace, said in the report
     finally:
         for s in servers:
             s.stop()
         cluster.stop()
+
+
+def test_the_think_time_is_a_checked_range() -> None:
+    """``--think-ms LO-HI`` (people think seconds; the default is the fast crowd): a bad
+    range is refused in one line, before any call."""
+    assert think_range("1000-4000") == (1000, 4000)
+    assert think_range(" 0-0 ") == (0, 0)
+    for bad in ("4000-1000", "1000", "a-b", "-5-10", "0-60001", ""):
+        with pytest.raises(ValueError, match="--think-ms"):
+            think_range(bad)
+    cmd = [sys.executable, "-m", "services", "soak", "--think-ms", "9-1", "--duration", "1"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "--think-ms" in done.stderr and not done.stdout
