@@ -275,7 +275,10 @@ def stop_holding_leases(d: Deployment, ids: list[str]) -> set[str]:
         if not any(r.state == "playing" for r in rows(d, ids)):
             break  # every game ended first: say so below
         time.sleep(0.2 if before else 0.03)
-    raise AssertionError("the first instance never held a lease when stopped")
+    playing = sum(r.state == "playing" for r in rows(d, ids))
+    raise AssertionError(
+        f"the first instance never held a lease when stopped ({playing} tables still playing)"
+    )
 
 
 def test_a_stopped_instance_holding_leases_is_taken_over(deployment: Deployment) -> None:
