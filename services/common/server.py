@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import multiprocessing
 import os
 import signal
@@ -298,8 +299,10 @@ async def run_worker(
     reuse_port: bool,
     stop: asyncio.Event,
     on_ready: Callable[[int], None] | None = None,
+    freeze_heap: bool = False,
 ) -> None:
-    """Serve until ``stop`` is set, then shut down gracefully."""
+    """Serve until ``stop`` is set, then shut down gracefully.  ``freeze_heap``: this
+    process is the service's own (not a test's or tool's, whose heap is theirs)."""
     server = grpc.aio.server(
         interceptors=[AccessLog(settings.access_log, spec.name)],
         options=server_options(settings, reuse_port),
@@ -317,6 +320,13 @@ async def run_worker(
     else:
         port = server.add_secure_port(settings.address, creds)
     await server.start()
+    if freeze_heap:
+        # Everything made at start-up (modules, descriptors, servicers, pools: most of the
+        # heap) lives as long as the process: kept out of the collector's full passes, which
+        # otherwise stop the event loop, and so every call in flight, for 20-45 ms now and
+        # then (a p99 source measured in the engine and the matchmaker alike).
+        gc.collect()
+        gc.freeze()
     if not reuse_port:  # the only worker: it serves its own metrics (several: the parent does)
         metrics.serve_here(settings.metrics_port, settings.host)
     probes = _PROBES.pop(id(server), [])
@@ -355,7 +365,7 @@ async def _serve_until_signal(
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await run_worker(spec, settings, reuse_port=reuse_port, stop=stop)
+    await run_worker(spec, settings, reuse_port=reuse_port, stop=stop, freeze_heap=True)
 
 
 def _worker_main(spec: ServiceSpec, settings: ServerSettings) -> None:

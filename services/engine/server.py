@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -106,13 +105,7 @@ def register_with(
     servicer: Any = EngineServicer(tokens.Sealer.from_env())
     if not policy.open:
         servicer = auth.Guarded(servicer, policy)
-    names = [add_service(server, SERVICE_NAME, servicer)]
-    # Everything made at start-up (modules, descriptors, variants: most of the heap) lives as
-    # long as the worker: keep it out of the collector's full passes, which otherwise stop the
-    # event loop, and so every call in flight, for tens of ms now and then (a p99 source).
-    gc.collect()
-    gc.freeze()
-    return names
+    return [add_service(server, SERVICE_NAME, servicer)]
 
 
 def make_spec(access: auth.AccessPolicy | None = None) -> ServiceSpec:

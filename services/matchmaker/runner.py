@@ -100,6 +100,10 @@ def room_message(config: dict[str, Any]) -> common_pb2.Room:
     return msg
 
 
+def _due_now(table: Table) -> bool:
+    return table.due_ms is not None and table.due_ms <= now_ms()
+
+
 def not_found(reason: str, message: str) -> ServiceError:
     return ServiceError(grpc.StatusCode.NOT_FOUND, reason, message)
 
@@ -216,6 +220,10 @@ class Waker(Notifier):
                 kept.clear()  # another writer (instance) wrote in between: not consecutive
             kept.append((before, seq, [(ev.seq, to, ev) for to, ev in events]))
         self._fire(key)
+
+    def latest(self, key: str) -> int:
+        """The seq of this process's latest write of table ``key`` (-1: none remembered)."""
+        return self._woken.get(key, -1)
 
     def written(self, key: str, after: int) -> tuple[int, list[Written]] | None:
         """The seq of this process's latest write of table ``key`` and every event after seq
@@ -605,13 +613,29 @@ class Runner:
     async def mutate(
         self, table_id: str, change: Callable[[Table], Awaitable[Write | None]]
     ) -> Table:
-        """Load, change and write conditionally, again on a lost race."""
+        """Load, change and write conditionally, again on a lost race.
+
+        The first try starts from the table as this instance's advance loop left it, when it
+        kept it (:meth:`_keep`): no load.  The write is conditional on its seq, so a copy that
+        another instance made stale loses its race and the next try loads; a refusal or a
+        no-op decided on the copy stands only if the database's seq is the copy's."""
         async with self.lock(table_id):
+            kept = self._kept.pop(table_id, None)
             for _ in range(MAX_RETRIES):
-                table = await self.load(table_id)
+                if kept is not None:
+                    table, kept, cached = kept, None, True
+                else:
+                    table, cached = await self.load(table_id), False
                 old = table.seq
-                w = await change(table)
+                try:
+                    w = await change(table)
+                except ServiceError:
+                    if cached and await self._moved(table_id, old):
+                        continue
+                    raise
                 if w is None:
+                    if cached and await self._moved(table_id, old):
+                        continue
                     return table
                 try:
                     return await self.commit(table, old, w)
@@ -620,6 +644,11 @@ class Runner:
         raise ServiceError(
             grpc.StatusCode.ABORTED, ServiceReason.CONFLICT, "the table kept moving; retry"
         )
+
+    async def _moved(self, table_id: str, seq: int) -> bool:
+        """Whether the stored table is no longer at ``seq`` (or is gone)."""
+        stored = await self.db(self.store.load, table_id)
+        return stored is None or stored.seq != seq
 
     # ------------------------------------------------------------------ engine steps
     def _token(self, table: Table) -> engine_pb2.GameToken:
@@ -853,6 +882,13 @@ class Runner:
                         return
                     self._again.discard(table_id)
                     table = None
+                elif table is not None and table_id not in self._again and not _due_now(table):
+                    # The table as just written, nothing due yet: kept without taking a step
+                    # slot and the lock once more (a person's call meanwhile would leave this
+                    # copy behind its own write, and a kept copy that is behind costs that
+                    # person's next call a lost race).
+                    self._keep(table)
+                    return
         finally:
             self._advancing.discard(table_id)
             self._again.discard(table_id)
@@ -864,6 +900,8 @@ class Runner:
         and a reload, never a stale write."""
         if table is None or table.state == "closed":
             return
+        if self.waker.latest(table.table_id) > table.seq:
+            return  # this instance wrote the table since: that copy is behind
         if len(self._kept) > MAX_VIEWS:
             self._kept.clear()
         self._kept[table.table_id] = table

@@ -4,6 +4,7 @@ and a replay outage that the outbox rides out."""
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -18,6 +19,8 @@ from sqlalchemy import func, select
 from services.common.db import make_engine
 from services.common.grpc_errors import details
 from services.matchmaker.models import holds, outbox, table_events
+from services.matchmaker.runner import Runner
+from services.matchmaker.store import Store, Write
 
 from .conftest import Cluster, data, seated, verify, view_of, wait_for
 from .test_games import Stream, act, enqueue, play_game
@@ -414,3 +417,63 @@ def snap_or_none(stub: Any, table_id: str) -> M.TableSnapshot | None:
         return snap(stub, table_id, "alice")
     except grpc.RpcError:
         return None  # the snapshot's view needs the engine too
+
+
+def _runner_keeping(table_id: str) -> Runner:
+    """The in-process matchmaker's runner once its advance loop keeps ``table_id``."""
+
+    def find() -> Runner | None:
+        for obj in gc.get_objects():
+            if isinstance(obj, Runner) and table_id in obj._kept:
+                return obj
+        return None
+
+    found: Runner = wait_for(find)
+    return found
+
+
+def test_an_act_on_a_kept_copy_another_instance_moved_lands_once(cluster: Cluster) -> None:
+    """A person's Act starts from the table the advance loop kept, not a load.  When another
+    instance wrote the table meanwhile, that copy is behind: its write loses the race, and
+    the Act lands once on the stored table (its expected seq is the stored one, not the
+    copy's), with no gap or duplicate in the table's events."""
+    stub = cluster.mm()
+    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=0)
+    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    table_id = ticket.table_id
+    started(stub, table_id, "alice")
+    snap_ = wait_for(lambda: (s := snap(stub, table_id, "alice")) and view_of(s.view).to_move and s)
+    runner = _runner_keeping(table_id)
+    kept = runner._kept[table_id]
+    assert kept.seq == snap_.seq
+    other = Store(make_engine(cluster.db_url))  # another instance: a write of its own
+    stored = other.load(table_id)
+    assert stored is not None
+    moved = other.write(stored, stored.seq, Write()).seq
+    other.engine.dispose()
+    assert moved == kept.seq + 1 and runner._kept[table_id] is kept  # the copy is behind
+    hint = stub.GetHint(M.HintRequest(table_id=table_id, player_id="alice"), timeout=10)
+    out = act(stub, table_id, "alice", hint.hint, expected=moved)
+    assert out.seq > moved
+    assert table_id not in runner._kept or runner._kept[table_id].seq >= out.seq
+    with make_engine(cluster.db_url).connect() as conn:
+        bodies = (
+            conn.execute(
+                select(table_events.c.body)
+                .where(table_events.c.table_id == table_id)
+                .order_by(table_events.c.seq)
+            )
+            .scalars()
+            .all()
+        )
+    game = [ev.game_event for ev in map(M.TableEvent.FromString, bodies) if ev.type == "game"]
+    engine_seqs = [g.envelope.seq for g in game]
+    # Every engine event once, in order: the lost race wrote nothing, the Act applied once.
+    assert engine_seqs == list(range(engine_seqs[0], engine_seqs[0] + len(engine_seqs)))
+    by_alice = [g for g in game if g.envelope.actor == "alice"]
+    assert by_alice == [e.game_event for e in out.events if e.type == "game"]
+    # a stale copy must not refuse what the stored table allows: a seq it does not know
+    behind = M.ActRequest(
+        table_id=table_id, player_id="alice", action=hint.hint, expected_seq=kept.seq
+    )
+    assert reason(stub.Act, behind) == (grpc.StatusCode.ABORTED, "STALE_SEQ")
