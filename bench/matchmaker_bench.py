@@ -39,7 +39,7 @@ from services.common.wire import (
     matchmaker_pb2,
     matchmaker_pb2_grpc,
 )
-from services.engine import tokens
+from services.engine import rules, tokens
 from services.matchmaker.store import Store
 
 from .common import Context, fmt_rate, fmt_ratio, progress
@@ -313,7 +313,12 @@ def run_backend(name: str, db_url: str, duration: float, tables: int) -> dict[st
             progress(f"matchmaker: {name}: {tables} bot tables through the matchmaker")
             mm, games, cpu_ms = asyncio.run(matchmaker_rate(target, duration, tables, proc.pid))
             # ~70% of that load: each bot table slowed by a think time to 0.7 of its share.
-            think_ms = int(1000 * tables / (LOAD_SHARE * max(mm, 1.0)))
+            # Only the two bots think; the auto-play seat moves at once, so a table makes
+            # players / bots actions per think time (sized as one, the load came out at
+            # 91–96% of the rate instead of 70%).
+            players = rules.variant(VARIANT).players
+            per_think = players / (players - 1)
+            think_ms = int(1000 * tables * per_think / (LOAD_SHARE * max(mm, 1.0)))
             progress(f"matchmaker: {name}: a human's Act at ~70% load (bots think {think_ms} ms)")
             load, times = asyncio.run(act_latency(target, duration, tables, HUMAN_TABLES, think_ms))
         finally:
