@@ -92,6 +92,8 @@ def play_main(args: argparse.Namespace) -> int:
     print(f"seated at table {table_id} in seat {seat} as {player}", file=sys.stderr)
     over = threading.Event()
     games_seen: list[int] = []
+    #: Why the seat's stream broke (the matchmaker went away mid-game): said, exit 1.
+    broken: list[grpc.RpcError] = []
 
     def follow() -> None:
         request = M.SubscribeRequest(table_id=table_id, player_id=player)
@@ -113,7 +115,8 @@ def play_main(args: argparse.Namespace) -> int:
                     if len(games_seen) >= args.games:
                         over.set()
                         return
-        except grpc.RpcError:
+        except grpc.RpcError as exc:
+            broken.append(exc)
             over.set()
 
     threading.Thread(target=follow, daemon=True).start()
@@ -148,6 +151,8 @@ def play_main(args: argparse.Namespace) -> int:
                     d = details(exc)
                     print(f"refused: {d.reason}: {d.message}", file=sys.stderr)
         over.wait(10)
+        if broken:
+            raise broken[0]
     except grpc.RpcError as exc:
         d = details(exc)
         return fail("matchmaker play", f"{d.code.name} {d.reason}: {d.message}")
