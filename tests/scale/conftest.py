@@ -119,6 +119,8 @@ class Deployment:
     replay: Proc
     matchmakers: list[Proc]
     proxies: list[TcpProxy]
+    #: The first instance's only way to the engine (the second calls it directly).
+    engine_proxy: TcpProxy
     channels: list[grpc.Channel] = field(default_factory=list)
 
     def mm(self, i: int) -> Any:
@@ -148,7 +150,7 @@ class Deployment:
         for p in [*self.matchmakers, self.replay, self.engine]:
             p.cont_signal()  # a test that stopped one and failed
             p.stop()
-        for proxy in self.proxies:
+        for proxy in [*self.proxies, self.engine_proxy]:
             proxy.close()
 
 
@@ -159,9 +161,9 @@ def through_proxy(url: str, proxy: TcpProxy) -> str:
 
 @pytest.fixture
 def deployment(request: pytest.FixtureRequest, db_url: str, tmp_path: Any) -> Iterator[Deployment]:
-    """An engine, a replay and two matchmakers (the first reaching PostgreSQL through a
-    proxy the test can cut) on one database.  ``@pytest.mark.mm_env({...})`` adds variables to
-    the matchmakers' environment."""
+    """An engine, a replay and two matchmakers (the first reaching PostgreSQL and the engine
+    through proxies the test can cut) on one database.  ``@pytest.mark.mm_env({...})`` adds
+    variables to the matchmakers' environment."""
     if not db_url.startswith("postgresql"):
         pytest.skip("several instances need PostgreSQL")
     upgrade(db_url)
@@ -173,6 +175,7 @@ def deployment(request: pytest.FixtureRequest, db_url: str, tmp_path: Any) -> It
     host = urlsplit(db_url)
     proxy = TcpProxy(host.hostname or "127.0.0.1", host.port or 5432)
     mm_env = {**base, "CARDROOM_MATCHMAKER_LEASE_S": str(LEASE_S), **extra}
+    engine_proxy = TcpProxy("127.0.0.1", engine.port)
     args = ["--engine", engine.target, "--replay", replay.target]
     logs = LOG_DIR or str(tmp_path / "logs")
     mms = [
@@ -180,14 +183,14 @@ def deployment(request: pytest.FixtureRequest, db_url: str, tmp_path: Any) -> It
             "matchmaker",
             free_port(),
             {**mm_env, "CARDROOM_DATABASE_URL": through_proxy(db_url, proxy)},
-            args,
+            ["--engine", f"127.0.0.1:{engine_proxy.port}", "--replay", replay.target],
             logs,
         ),
         Proc("matchmaker", free_port(), mm_env, args, logs),
     ]
     for mm in mms:
         mm.start()
-    d = Deployment(db_url, engine, replay, mms, [proxy])
+    d = Deployment(db_url, engine, replay, mms, [proxy], engine_proxy)
     yield d
     d.stop()
 

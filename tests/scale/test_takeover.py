@@ -252,12 +252,16 @@ def stop_holding_leases(d: Deployment, ids: list[str]) -> set[str]:
     table still leased, due and unmoved 0.5 s later, while the second instance runs, is the
     stopped one's.  Those tables."""
     mm = d.matchmakers[0]
-    # A lease lives only while an instance works a claimed table (milliseconds a step), so
-    # most stops catch none: a stop that finds no leased playing table ends at once and the
-    # next comes soon, so that many tries fit in the games' lifetime (faster code, shorter
-    # windows: a fixed 0.7 s per try ran past the games' end).
-    for _ in range(600):
+    # A lease lives only while an instance works a claimed table (milliseconds a step): a stop
+    # at a random moment mostly catches none (a run of 600 tries once ran past the games' end).
+    # So the first instance's engine calls are held first (its proxy stops forwarding): the
+    # tables it claims meanwhile stay claimed, mid-step, when it is stopped.  Its calls go on
+    # after SIGCONT, with answers for states the other instance has moved past.
+    for _ in range(20):
+        d.engine_proxy.pause()
+        time.sleep(0.3)  # it claims due tables and waits on the engine
         mm.stop_signal()
+        d.engine_proxy.resume()
         now = int(time.time() * 1000)
         before = {r.table_id: r.seq for r in rows(d, ids)
                   if r.state == "playing" and r.lease_ms > now}  # fmt: skip
@@ -274,7 +278,7 @@ def stop_holding_leases(d: Deployment, ids: list[str]) -> set[str]:
         mm.cont_signal()
         if not any(r.state == "playing" for r in rows(d, ids)):
             break  # every game ended first: say so below
-        time.sleep(0.2 if before else 0.03)
+        time.sleep(0.2)
     playing = sum(r.state == "playing" for r in rows(d, ids))
     raise AssertionError(
         f"the first instance never held a lease when stopped ({playing} tables still playing)"
