@@ -24,6 +24,25 @@ T = TypeVar("T")
 #: long-lived server: a waiter whose entry goes misses one wake-up and polls instead).
 MAX_KEYS = 100_000
 
+#: The side connections' TCP settings: a connect gives up after CONNECT_TIMEOUT_S, and a peer
+#: gone without a word (a host down, a cable cut) is noticed by keepalive probes after about
+#: idle + count × interval seconds, not the kernel's two hours, so the LISTEN thread reconnects
+#: and the Announcer's next batch does not hang on a dead socket.
+CONNECT_TIMEOUT_S = 5
+KEEPALIVE: dict[str, Any] = {"keepalives": 1, "keepalives_idle": 5, "keepalives_interval": 2,
+             "keepalives_count": 3}  # fmt: skip
+
+
+def side_connection(engine: Engine) -> Any:
+    """A psycopg connection of its own (autocommit) to ``engine``'s PostgreSQL database,
+    outside its pool: the same URL (user, host, the URL's ``options``), with the TCP settings
+    above.  LISTEN needs one that stays open; the Announcer's NOTIFYs one that no write waits
+    for."""
+    import psycopg
+
+    dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+    return psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, **KEEPALIVE)
+
 
 class Notifier:
     def __init__(self, engine: Engine, channel: str, poll_interval: float = 0.25) -> None:
@@ -80,11 +99,7 @@ class Notifier:
                 self._stop.wait(1.0)
 
     def _listen_once(self) -> None:
-        import psycopg
-
-        url = self.engine.url.set(drivername="postgresql")
-        dsn = url.render_as_string(hide_password=False)
-        with psycopg.connect(dsn, autocommit=True) as conn:
+        with side_connection(self.engine) as conn:
             conn.execute(f"LISTEN {self.channel}")
             self.listening = True
             while not self._stop.is_set():
@@ -160,9 +175,6 @@ class Announcer:
             conn.close()
 
     def _connect(self) -> Any:
-        import psycopg
-
-        url = self.engine.url.set(drivername="postgresql")
-        conn = psycopg.connect(url.render_as_string(hide_password=False), autocommit=True)
+        conn = side_connection(self.engine)
         conn.execute("SET synchronous_commit = off")
         return conn

@@ -17,7 +17,13 @@ from sqlalchemy import update
 
 from services.common.db import make_engine
 from services.common.migrate import upgrade
-from services.common.notify import Announcer, Notifier
+from services.common.notify import (
+    CONNECT_TIMEOUT_S,
+    KEEPALIVE,
+    Announcer,
+    Notifier,
+    side_connection,
+)
 from services.common.server import BackgroundServer
 from services.common.settings import SettingsError
 from services.matchmaker.models import streams
@@ -268,4 +274,24 @@ def test_the_announcer_notifies_after_the_write(db_url: str) -> None:
     finally:
         announcer.close()
         notifier.close()
+        engine.dispose()
+
+
+def test_side_connections_keep_the_url_and_watch_the_peer(db_url: str) -> None:
+    """LISTEN's and the Announcer's connections come from one place: the engine's URL with
+    its options (here the test's search path) plus a connect timeout and TCP keepalives, so a
+    peer gone silent is noticed in seconds rather than after the kernel's two hours."""
+    if not db_url.startswith("postgres"):
+        pytest.skip("side connections are PostgreSQL's")
+    engine = make_engine(db_url)
+    try:
+        with side_connection(engine) as conn:
+            params = conn.info.get_parameters()
+            assert params["connect_timeout"] == str(CONNECT_TIMEOUT_S)
+            assert params["keepalives_idle"] == str(KEEPALIVE["keepalives_idle"])
+            with engine.connect() as pooled:
+                want = pooled.exec_driver_sql("SHOW search_path").scalar_one()
+            assert conn.execute("SHOW search_path").fetchone() == (want,)
+            assert conn.autocommit
+    finally:
         engine.dispose()
