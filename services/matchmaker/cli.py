@@ -92,7 +92,7 @@ def play_main(args: argparse.Namespace) -> int:
     print(f"seated at table {table_id} in seat {seat} as {player}", file=sys.stderr)
     over = threading.Event()
     games_seen: list[int] = []
-    #: Why the seat's stream broke (the matchmaker went away mid-game): said, exit 1.
+    #: Why the seat's stream broke (the matchmaker went away mid-game): said, exit 2.
     broken: list[grpc.RpcError] = []
 
     def follow() -> None:
