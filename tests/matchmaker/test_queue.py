@@ -95,10 +95,16 @@ def _series(
     cluster: Cluster, player: str, variant: str, games: int, overrides: str = ""
 ) -> tuple[M.Ticket, Stream, list[str], list[int]]:
     """One human (on auto-play) and bots play ``games`` games at one table: the ticket, the
-    seat's stream, the game ids and each game's first bidder as replay recorded it."""
+    seat's stream, the game ids and each game's first bidder as replay recorded it.  The
+    player is Ready at once for each game; after the last one it stays seated (a start timeout
+    of a minute, not SHORT's 2 s, which a loaded machine's verification of the games outlasted:
+    the player was removed before the test read its seat)."""
     stub = cluster.mm()
+    timers = M.Timers()
+    timers.CopyFrom(SHORT)
+    timers.start_ms = 60_000
     ticket = seated(stub, stub.Enqueue(M.EnqueueRequest(
-        player_id=player, variant=variant, bot_fill_after_ms=0, timers=SHORT,
+        player_id=player, variant=variant, bot_fill_after_ms=0, timers=timers,
         room=common_pb2.Room(stake=1, overrides_json=overrides),
     ), timeout=10).ticket_id)  # fmt: skip
     table_id = ticket.table_id
