@@ -355,7 +355,36 @@ async def run_worker(
     # NOT_SERVING first, so load balancers steer new calls away while in-flight ones finish.
     await health_servicer.enter_graceful_shutdown()
     await server.stop(settings.grace_s)
+    await _end_calls()
     log.info("stopped", service=spec.name, pid=os.getpid())
+
+
+def _call_tasks() -> tuple[list[asyncio.Task[Any]], list[asyncio.Task[Any]]]:
+    """grpc.aio's tasks of the calls still running: each call's handler (named
+    ``HandleExceptions[method]``) and the task that awaits it."""
+    handlers, outer = [], []
+    for task in asyncio.all_tasks():
+        if task.done():
+            continue
+        if task.get_name().startswith("HandleExceptions["):
+            handlers.append(task)
+        elif getattr(task.get_coro(), "__name__", "") == "_schedule_rpc_coro":
+            outer.append(task)
+    return handlers, outer
+
+
+async def _end_calls(timeout_s: float = 1.0) -> None:
+    """End the calls ``server.stop`` left running (a seat's stream waits for table events
+    that will not come) before the loop closes.  Left to ``asyncio.run``'s clean-up, each
+    such call's outer task is cancelled while it awaits its handler, and grpc logs that as
+    an unhandled error with a traceback on stderr: on every graceful stop with a stream
+    open.  Cancelled here, the handler ends as grpc expects a cancelled call to (logged at
+    debug), and its outer task returns."""
+    handlers, outer = _call_tasks()
+    for task in handlers:
+        task.cancel()
+    if handlers or outer:
+        await asyncio.wait([*handlers, *outer], timeout=timeout_s)
 
 
 async def _serve_until_signal(
