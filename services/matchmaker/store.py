@@ -221,6 +221,13 @@ def pool_key(config: dict[str, Any]) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+def ticket_pool_key(pool: str) -> str:
+    """The wake-up key (Waker, NOTIFY) of a pool's tickets: woken when some of them are
+    seated or cancelled, for the WatchTicket streams.  No ``:`` (a table write's key is
+    ``table_id:seq``)."""
+    return f"pool/{pool}"
+
+
 def bot_id(level: str) -> str:
     return f"bot:{level}:{uuid.uuid4().hex[:12]}"
 
@@ -387,6 +394,7 @@ class Store:
                 update(tickets).where(tickets.c.ticket_id == ticket_id).values(state="cancelled")
             )
             conn.execute(delete(holds).where(holds.c.ticket_id == ticket_id))
+            self._notify(conn, ticket_pool_key(row.pool))
             out = dict(row._mapping)
             out["state"] = "cancelled"
             return out, True
@@ -487,6 +495,7 @@ class Store:
             conn.execute(insert(table_events), event_rows)
             for tid in formed:
                 self._notify(conn, tid)
+            self._notify(conn, ticket_pool_key(pool))
         return formed
 
     def _form(self, conn: Connection, group: list[Any], now: int) -> tuple[Table, list[Any]]:
@@ -633,6 +642,7 @@ class Store:
                 w.events.append(
                     (None, table_event("seated", {"seat": seat, "player_id": p, "bot": False}))
                 )
+            self._notify(conn, ticket_pool_key(r.pool))
         for seat in free:
             bot = table.seats[seat]
             w.events.append(
