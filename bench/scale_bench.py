@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from services.common.migrate import upgrade
+from services.soak.crowd import OPENING_S
 
 from .common import Context, fmt_ratio, progress
 from .common import Table as BenchTable
@@ -130,6 +131,17 @@ def scale_section(ctx: Context) -> list[BenchTable]:
         if not r["ok"]:
             first = (r["faults"] or [str(r["errors"])])[0]
             table.notes.append(f"{name}: {len(r['faults'])} faults, e.g. {first[:160]}")
+    solo = results[-1][2]
+    if "act_p99_ms_steady" in solo:
+        table.notes.append(
+            f"{results[-1][0]}: Act p99 {solo['act_p99_ms_opening']} ms in the first "
+            f"{OPENING_S:g} s (the opening rush: every player enqueues, is seated and opens "
+            f"its stream at once), {solo['act_p99_ms_steady']} ms after; per 10 s: "
+            f"{', '.join(f'{x:g}' for x in solo['act_p99_ms_by_10s'])} ms.  When the time is "
+            "up each human turns auto-play on at its next turn, after thinking (an Act "
+            "counted like the others), so that the games end; before 2026-12-01 all of them "
+            "did at the same instant, untimed, and the Acts around that rush made the p99"
+        )
     one, two = results[0][2], results[1][2]
     if one["games_per_min"]:
         table.notes.append(

@@ -54,6 +54,7 @@ from .store import (
     bot_seat,
     now_ms,
     table_event,
+    ticket_pool_key,
     urgent_thread,
 )
 
@@ -197,20 +198,18 @@ class Waker(Notifier):
     def wake_written(
         self,
         key: str,
+        before: int,
         seq: int,
         events: Sequence[tuple[int | None, matchmaker_pb2.TableEvent]] | None = None,
     ) -> None:
-        """A write of this process moved ``key`` to ``seq`` (committed): wake its local
-        waiters now (on the event loop's thread: no hop through call_soon_threadsafe).
-        ``events``: the write's table events (store.Write.events, numbered by the write),
-        kept for :meth:`written`."""
+        """A write of this process moved ``key`` from seq ``before`` to ``seq`` (committed):
+        wake its local waiters now (on the event loop's thread: no hop through
+        call_soon_threadsafe).  ``events``: the write's table events (store.Write.events,
+        numbered by the write), kept for :meth:`written`."""
         if len(self._woken) > MAX_WOKEN:
             self._woken.clear()
         self._woken[key] = seq
         if events is not None:
-            # A write numbers its events from the seq before it; a write without events
-            # moves the seq on by one (store.Store._write).
-            before = seq - max(1, len(events))
             kept = self._recent.get(key)
             if kept is None:
                 if len(self._recent) > MAX_RECENT:
@@ -456,8 +455,8 @@ class Runner:
                     await asyncio.wait_for(kick.wait(), self.settings.tick_s)
                 kick.clear()
 
-    def _wrote(self, table: Table, w: Write, advancing: bool = False) -> None:
-        self.waker.wake_written(table.table_id, table.seq, w.events)
+    def _wrote(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> None:
+        self.waker.wake_written(table.table_id, old_seq, table.seq, w.events)
         if w.outbox:
             self._outbox_kick.set()
         if advancing:
@@ -479,10 +478,17 @@ class Runner:
     async def _seating_once(self) -> bool:
         await self.db(self.store.expire)
         for pool in await self.db(self.store.pools_due):
-            formed = await self.db(self.store.seat_pool, pool)
-            for table_id in formed:
-                self.waker.wake(table_id)
+            await self.seat(pool)
         return False
+
+    async def seat(self, pool: str) -> None:
+        """Form the tables the pool's queued tickets allow now, and wake their streams and
+        the pool's WatchTicket streams (other instances: by the seating's NOTIFY)."""
+        formed = await self.db(self.store.seat_pool, pool)
+        for table_id in formed:
+            self.waker.wake(table_id)
+        if formed:
+            self.waker.wake(ticket_pool_key(pool))
 
     async def _streams_once(self) -> bool:
         """Renew this instance's stream leases, and mark the seats of lapsed streams (another
@@ -607,7 +613,7 @@ class Runner:
         if not advancing:
             self._kept.pop(table.table_id, None)  # a person's call moved it on
         table = await self.db(self.store.write, table, old_seq, w, hold)
-        self._wrote(table, w, advancing)
+        self._wrote(table, old_seq, w, advancing)
         return table
 
     async def mutate(
@@ -1001,17 +1007,35 @@ class Runner:
                 player.encode() + b"\x00" + request.action.SerializeToString(deterministic=True)
             ).digest()
         result: list[M.ActResponse] = []
+        tries = 0
+
+        async def replayed() -> bool:
+            """Whether this request id landed already (here or elsewhere): then its answer
+            is the answer."""
+            stored = await self.db(self.store.request, table_id, request.request_id)
+            if stored is not None:
+                result[:] = [self._replayed(stored, digest)]
+            return stored is not None
 
         async def change(table: Table) -> Write | None:
-            # A retry of an Act that landed (here or elsewhere) answers what it answered:
-            # looked up under the table's lock, after the load, so a concurrent retry that
-            # landed while this one waited is seen too (and the write's unique key is the
-            # last line across instances).
-            if request.request_id:
-                stored = await self.db(self.store.request, table_id, request.request_id)
-                if stored is not None:
-                    result[:] = [self._replayed(stored, digest)]
+            # A retry of an Act that landed (here or elsewhere) answers what it answered.
+            # Not looked up before the first try (a database round trip on every Act, in
+            # the people's own threads): a landed request's action is then refused (looked
+            # up on that refusal), or applied again and its write refused by the request
+            # id's unique key (a Conflict: looked up on the next try, under the table's
+            # lock, after the load, so a concurrent retry that landed meanwhile is seen).
+            nonlocal tries
+            tries += 1
+            if request.request_id and tries > 1 and await replayed():
+                return None
+            try:
+                return await attempt(table)
+            except ServiceError:
+                if request.request_id and tries == 1 and await replayed():
                     return None
+                raise
+
+        async def attempt(table: Table) -> Write | None:
             seat = self.seat_or_refuse(table, player)
             if request.HasField("expected_seq") and request.expected_seq != table.seq:
                 raise ServiceError(

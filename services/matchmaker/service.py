@@ -29,7 +29,7 @@ from . import access as acc
 from .bots import DEFAULT_LEVEL, LEVELS
 from .clients import Unreachable
 from .runner import Runner, engine_down, not_found, room_message
-from .store import EVENTS_PAGE, HeldError, Table, now_ms
+from .store import EVENTS_PAGE, HeldError, Table, now_ms, ticket_pool_key
 
 M = matchmaker_pb2
 SERVICE = M.DESCRIPTOR.services_by_name["MatchmakerService"]
@@ -267,8 +267,7 @@ class MatchmakerServicer:
                 ServiceReason.REQUEST_ID_REUSED, "this request id was used for another player"
             )
         if row["state"] == "queued":
-            for table_id in await self.runner.db(self.store.seat_pool, row["pool"]):
-                self.runner.waker.wake(table_id)
+            await self.runner.seat(row["pool"])
             fresh = await self.runner.db(self.store.ticket, row["ticket_id"])
             row = fresh or row
         return ticket_message(row)
@@ -294,11 +293,14 @@ class MatchmakerServicer:
             raise not_found(ServiceReason.TICKET_NOT_FOUND, f"no ticket {request.ticket_id!r}")
         if not done:
             raise failed(ServiceReason.TICKET_CLOSED, f"the ticket is {row['state']}")
+        self.runner.waker.wake(ticket_pool_key(row["pool"]))  # its WatchTicket streams
         return ticket_message(row)
 
     @rpc
     async def WatchTicket(self, request: M.GetTicketRequest, context: Any) -> AsyncIterator[Any]:
         last = None
+        waker = self.runner.waker
+        armed = None
         while True:
             row = await self._ticket(request.ticket_id, context, True)
             msg = ticket_message(row)
@@ -308,7 +310,19 @@ class MatchmakerServicer:
                 yield msg
             if row["state"] != "queued":
                 return
-            await asyncio.sleep(self.runner.settings.poll_interval_s)
+            # Woken when the ticket's pool seats or cancels tickets (here, or NOTIFY from
+            # another instance); polling beneath is the safety net (and expiry's way).
+            # Armed before the next read, so a seating between the read and the wait is
+            # not missed.
+            wake_key = ticket_pool_key(row["pool"])
+            if armed is None:
+                armed = waker.future(wake_key)
+                continue  # armed after the first read: read once more
+            poll = self.runner.settings.poll_interval_s
+            if waker.listening:
+                poll = max(poll, LISTENING_POLL_S)
+            await waker.wait(wake_key, poll, armed)
+            armed = waker.future(wake_key)
 
     # ------------------------------------------------------------------ tables
     async def _seated(self, request: Any, context: Any) -> tuple[Table, int, str]:
@@ -337,8 +351,7 @@ class MatchmakerServicer:
                 armed = waker.future(table_id)
                 rows, after, full = await self._events_after(table_id, seat, after)
                 departed = False
-                for body in rows:
-                    ev = body if isinstance(body, M.TableEvent) else M.TableEvent.FromString(body)
+                for ev in rows:
                     departed = departed or ev.type in DEPARTURES
                     yield ev
                 if full:
@@ -361,12 +374,9 @@ class MatchmakerServicer:
                 now = await self.runner.stream_db(self.store.load, table_id)
                 if now is None or now.state == "closed" or now.seat_of(player) != seat:
                     # Gone: end once every event before the departure is delivered.
-                    last = await self.runner.stream_db(
-                        self.store.events_after, table_id, seat, after
-                    )
-                    for r in last:
-                        if rules.may_see(r.to_seat, seat):
-                            yield M.TableEvent.FromString(r.body)
+                    rows, after, _ = await self._events_after(table_id, seat, after)
+                    for ev in rows:
+                        yield ev
                     return
                 woken = await waker.wait(table_id, poll, armed)
         finally:
@@ -374,17 +384,16 @@ class MatchmakerServicer:
 
     async def _events_after(
         self, table_id: str, seat: int, after: int
-    ) -> tuple[list[M.TableEvent | bytes], int, bool]:
-        """The table's events after seq ``after`` that ``seat`` may see (each an event or its
-        serialized body), the seq the next read starts after, and whether the log's page
-        was full (read again at once): from this instance's memory of its own writes when
-        it has them all, else from the log."""
+    ) -> tuple[list[M.TableEvent], int, bool]:
+        """The table's events after seq ``after`` that ``seat`` may see, the seq the next
+        read starts after, and whether the log's page was full (read again at once): from
+        this instance's memory of its own writes when it has them all, else from the log."""
         mine = self.runner.waker.written(table_id, after)
         if mine is not None:
             upto, written = mine
             return [ev for _, to, ev in written if rules.may_see(to, seat)], upto, False
         read = await self.runner.stream_db(self.store.events_after, table_id, seat, after)
-        seen = [r.body for r in read if rules.may_see(r.to_seat, seat)]
+        seen = [M.TableEvent.FromString(r.body) for r in read if rules.may_see(r.to_seat, seat)]
         return seen, read[-1].seq if read else after, len(read) >= EVENTS_PAGE
 
     @rpc

@@ -65,12 +65,17 @@ _UPDATE = update(tables).where(
 _FIXED = frozenset({"table_id", "variant", "config", "created_ms"})
 
 
-def _one_statement_write(events: bool, outbox_rows: bool) -> str:
+def _one_statement_write(events: bool, outbox_rows: bool, request: bool = False) -> str:
     """PostgreSQL: the whole conditional write of a table as one statement, run outside a
     transaction (a statement is one on its own): the UPDATE, and the event
     and outbox rows inserted only if the UPDATE matched (data-modifying CTEs share one
     snapshot and commit or fail together).  One round trip instead of BEGIN, UPDATE, two
-    INSERTs and COMMIT.  The rows come as arrays (one parameter per column)."""
+    INSERTs and COMMIT.  The rows come as arrays (one parameter per column).
+
+    ``request``: an Act's request id and answer too; the UPDATE matches only if that id has
+    not landed yet (a statement that sees it commits nothing: a Conflict, and the retry
+    finds the answer), and a concurrent insert of the same id fails the whole statement
+    on the unique key (IntegrityError: a Conflict too)."""
     sets = ", ".join(
         f"{c.name} = %({c.name})s" + ("::json" if isinstance(c.type, JSON) else "")
         for c in tables.c
@@ -79,8 +84,21 @@ def _one_statement_write(events: bool, outbox_rows: bool) -> str:
     ctes = [
         f"u AS (UPDATE {tables.name} SET {sets}"
         " WHERE table_id = %(p_table_id)s AND seq = %(p_old_seq)s"
-        " RETURNING 1)"
+        + (
+            f" AND NOT EXISTS (SELECT 1 FROM {requests.name} WHERE table_id = %(p_table_id)s"
+            " AND request_id = %(r_id)s)"
+            if request
+            else ""
+        )
+        + " RETURNING 1)"
     ]
+    if request:
+        ctes.append(
+            f"r AS (INSERT INTO {requests.name}"
+            " (table_id, request_id, body_hash, response, created_ms)"
+            " SELECT %(p_table_id)s, %(r_id)s, %(r_hash)s, %(r_response)s, %(p_now)s"
+            " WHERE EXISTS (SELECT 1 FROM u))"
+        )
     if events:
         ctes.append(
             f"e AS (INSERT INTO {table_events.name} (table_id, seq, to_seat, body)"
@@ -103,7 +121,12 @@ def _one_statement_write(events: bool, outbox_rows: bool) -> str:
 _JSON_COLUMNS = frozenset(
     c.name for c in tables.c if isinstance(c.type, JSON) and c.name not in _FIXED
 )
-_ONE_STATEMENT = {(e, o): _one_statement_write(e, o) for e in (False, True) for o in (False, True)}
+_ONE_STATEMENT = {
+    (e, o, r): _one_statement_write(e, o, r)
+    for e in (False, True)
+    for o in (False, True)
+    for r in (False, True)
+}
 _INSERT_EVENTS = insert(table_events)
 _INSERT_OUTBOX = insert(outbox)
 _EVENTS_AFTER = (
@@ -219,6 +242,13 @@ def pool_key(config: dict[str, Any]) -> str:
     same = {k: v for k, v in config.items() if k != "bot_fill_after_ms"}
     raw = json.dumps(same, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def ticket_pool_key(pool: str) -> str:
+    """The wake-up key (Waker, NOTIFY) of a pool's tickets: woken when some of them are
+    seated or cancelled, for the WatchTicket streams.  No ``:`` (a table write's key is
+    ``table_id:seq``)."""
+    return f"pool/{pool}"
 
 
 def bot_id(level: str) -> str:
@@ -387,6 +417,7 @@ class Store:
                 update(tickets).where(tickets.c.ticket_id == ticket_id).values(state="cancelled")
             )
             conn.execute(delete(holds).where(holds.c.ticket_id == ticket_id))
+            self._notify(conn, ticket_pool_key(row.pool))
             out = dict(row._mapping)
             out["state"] = "cancelled"
             return out, True
@@ -487,6 +518,7 @@ class Store:
             conn.execute(insert(table_events), event_rows)
             for tid in formed:
                 self._notify(conn, tid)
+            self._notify(conn, ticket_pool_key(pool))
         return formed
 
     def _form(self, conn: Connection, group: list[Any], now: int) -> tuple[Table, list[Any]]:
@@ -633,6 +665,7 @@ class Store:
                 w.events.append(
                     (None, table_event("seated", {"seat": seat, "player_id": p, "bot": False}))
                 )
+            self._notify(conn, ticket_pool_key(r.pool))
         for seat in free:
             bot = table.seats[seat]
             w.events.append(
@@ -669,7 +702,7 @@ class Store:
         values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
         if w.request is not None:
             w.request[3].seq = seq
-        if conn is None and self.postgres and w.request is None and not w.release:
+        if conn is None and self.postgres and not w.release:
             return self._write_one_statement(table, values, ev_rows, w, now)
         with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
             matched = conn.execute(_UPDATE, values).rowcount
@@ -724,14 +757,23 @@ class Store:
             params["e_seq"] = [r["seq"] for r in ev_rows]
             params["e_to"] = [r["to_seat"] for r in ev_rows]
             params["e_body"] = [r["body"] for r in ev_rows]
+        params["p_now"] = now
+        if w.request is not None:
+            _, params["r_id"], params["r_hash"], response = w.request
+            params["r_response"] = response.SerializeToString()
         if w.outbox:
-            params["p_now"] = now
             params["o_game"] = [r.game_id for r in w.outbox]
             params["o_first"] = [r.events[0].envelope.seq for r in w.outbox]
             params["o_body"] = [r.SerializeToString() for r in w.outbox]
-        sql = _ONE_STATEMENT[bool(ev_rows), bool(w.outbox)]
-        with self.reader.connect() as conn:
-            matched: int = conn.exec_driver_sql(sql, params).scalar_one()
+        sql = _ONE_STATEMENT[bool(ev_rows), bool(w.outbox), w.request is not None]
+        try:
+            with self.reader.connect() as conn:
+                matched: int = conn.exec_driver_sql(sql, params).scalar_one()
+        except IntegrityError:
+            if w.request is None:
+                raise
+            # The same request id landed elsewhere meanwhile: this write must not land.
+            raise Conflict(table.table_id) from None
         if matched != 1:
             raise Conflict(table.table_id)
         return table

@@ -46,6 +46,8 @@ from services.common.wire import (
 from services.engine import rules
 
 M = matchmaker_pb2
+#: The first seconds of a run, reported apart from the rest (the opening rush).
+OPENING_S = 30.0
 #: Refusals a real client meets when a timer or a bot moved the table first.
 RACES = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
 
@@ -67,6 +69,8 @@ class Mix:
 class Stats:
     started: float = field(default_factory=time.monotonic)
     act_ms: list[float] = field(default_factory=list)
+    #: When each Act of ``act_ms`` started (seconds since the run's start).
+    act_at: list[float] = field(default_factory=list)
     actions: int = 0
     races: Counter[str] = field(default_factory=Counter)
     errors: Counter[str] = field(default_factory=Counter)
@@ -219,14 +223,25 @@ class Seat:
                     await self.p.call("LeaveTable", M.LeaveTableRequest(**self.ids))
 
     async def drain(self) -> None:
-        """The time is up: auto-play, and wait for this game to end (or count it lost)."""
-        with contextlib.suppress(grpc.RpcError):
-            await self.p.call("Act", M.ActRequest(**self.ids, action=engine_pb2.Action(
-                seat=self.seat, autoplay=True), request_id=uuid.uuid4().hex))  # fmt: skip
+        """The time is up: auto-play from this seat's next turn on (after thinking, an Act
+        like any other: not every player at the same instant, a rush no crowd makes), and
+        wait for this game to end (or count it lost)."""
+        end = asyncio.ensure_future(self.game_over.wait())
         try:
-            await asyncio.wait_for(self.game_over.wait(), self.crowd.drain_s)
+            turn = asyncio.ensure_future(self.turns.get())
+            await asyncio.wait([end, turn], timeout=self.crowd.drain_s,
+                               return_when=asyncio.FIRST_COMPLETED)  # fmt: skip
+            if turn.done():
+                await asyncio.sleep(self.p.rng.uniform(*self.crowd.mix.think_ms) / 1000.0)
+                action = engine_pb2.Action(seat=self.seat, autoplay=True)
+                await self.timed_act(action)
+            else:
+                turn.cancel()
+            await asyncio.wait_for(end, self.crowd.drain_s)
         except TimeoutError:
             self.crowd.stats.faults.append(f"game {self.game_id} did not end in the drain time")
+        finally:
+            end.cancel()
 
     async def turn(self, seq: int) -> None:
         rng, mix, stats = self.p.rng, self.crowd.mix, self.crowd.stats
@@ -260,6 +275,10 @@ class Seat:
             if not hint.HasField("hint"):
                 return
             action = hint.hint
+        await self.timed_act(action)
+
+    async def timed_act(self, action: Any) -> None:
+        stats = self.crowd.stats
         started = time.perf_counter()
         try:
             await self.p.call(
@@ -272,6 +291,7 @@ class Seat:
             stats.error(exc, "Act")
         finally:
             stats.act_ms.append((time.perf_counter() - started) * 1000.0)
+            stats.act_at.append(time.monotonic() - stats.started)
 
     async def follow(self) -> None:
         """The seat's stream, reopened after a drop (or a scripted reconnect) after the last
@@ -417,8 +437,18 @@ class Crowd:
         s = self.stats
         lat = sorted(s.act_ms)
 
-        def pct(p: float) -> float:
-            return round(lat[min(len(lat) - 1, int(p * len(lat)))], 2) if lat else 0.0
+        def pct(p: float, of: list[float] = lat) -> float:
+            return round(of[min(len(of) - 1, int(p * len(of)))], 2) if of else 0.0
+
+        # The opening rush (every player enqueues, is seated and opens a stream at once)
+        # apart from the steady state, and the p99 of each 10 s of the run: where a tail
+        # comes from.
+        timed = list(zip(s.act_at, s.act_ms, strict=True))
+        opening = sorted(ms for at, ms in timed if at < OPENING_S)
+        steady = sorted(ms for at, ms in timed if at >= OPENING_S)
+        slices: dict[int, list[float]] = {}
+        for at, ms in timed:
+            slices.setdefault(int(at // 10), []).append(ms)
 
         minutes = max(elapsed, 1e-9) / 60.0
         lost = sorted(set(s.begun) - set(s.finished) - set(s.left))
@@ -437,6 +467,11 @@ class Crowd:
             "actions_per_s": round(s.actions / max(elapsed, 1e-9), 1),
             "act_p50_ms": pct(0.50),
             "act_p99_ms": pct(0.99),
+            "act_p99_ms_opening": pct(0.99, opening),
+            "act_p99_ms_steady": pct(0.99, steady),
+            "act_p99_ms_by_10s": [
+                pct(0.99, sorted(slices.get(i, []))) for i in range(max(slices, default=-1) + 1)
+            ],
             "timeouts": s.timeouts,
             "reconnects": s.reconnects,
             "leaves": s.leaves,

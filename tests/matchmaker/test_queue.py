@@ -8,6 +8,7 @@ import contextlib
 import dataclasses
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
@@ -89,6 +90,40 @@ def test_watch_cancel_and_expiry(cluster: Cluster) -> None:
     # Expired: carol may queue again.
     assert reason(stub.Enqueue, M.EnqueueRequest(player_id="carol", variant="zsy1",
                                                  bot_fill_after_ms=-1)) == "OK"  # fmt: skip
+
+
+def test_a_watched_ticket_is_woken_when_seated_or_cancelled_not_polled(cluster: Cluster) -> None:
+    """WatchTicket says "seated" or "cancelled" when it happens (the seating and the cancel
+    wake the pool's watchers), not at its next poll: here the poll is 30 s, the watch's
+    deadline 8 s."""
+    cluster.stop_mm()
+    cluster.runner = dataclasses.replace(cluster.runner, poll_interval_s=30.0)
+    cluster.start_mm()
+    stub = cluster.mm()
+
+    def enqueue(player: str) -> M.Ticket:
+        return stub.Enqueue(M.EnqueueRequest(player_id=player, variant="ddz3",
+                                             bot_fill_after_ms=-1), timeout=10)  # fmt: skip
+
+    def watch(ticket: M.Ticket) -> list[Any]:
+        states: list[Any] = []
+        stream = stub.WatchTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id), timeout=8)
+        with contextlib.suppress(grpc.RpcError):  # a deadline: the states so far
+            states.extend(t.state for t in stream)
+        return states
+
+    with ThreadPoolExecutor(1) as pool:
+        alice = enqueue("alice")
+        watching = pool.submit(watch, alice)
+        time.sleep(0.5)  # the watch is waiting
+        enqueue("bob")
+        enqueue("carol")  # a full table: alice is seated
+        assert watching.result() == [M.TICKET_STATE_QUEUED, M.TICKET_STATE_SEATED]
+        dave = enqueue("dave")
+        watching = pool.submit(watch, dave)
+        time.sleep(0.5)
+        stub.CancelTicket(M.CancelTicketRequest(ticket_id=dave.ticket_id), timeout=10)
+        assert watching.result() == [M.TICKET_STATE_QUEUED, M.TICKET_STATE_CANCELLED]
 
 
 def _series(

@@ -142,7 +142,7 @@ def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url
         try:
             await settled(waker, db_url)
             fut = waker.future("t1")
-            waker.wake_written("t1", 5)
+            waker.wake_written("t1", 4, 5)
             assert fut.done()
             fut = waker.future("t1")
             waker._wake("t1:5")  # the echo of that write, as the LISTEN thread gets it
@@ -174,9 +174,9 @@ def test_a_streams_own_writes_come_from_memory_only_when_it_has_them_all(db_url:
         waker = Waker(engine, asyncio.get_running_loop(), 0.05)
         try:
             assert waker.written("t1", 0) is None  # nothing written here: read the log
-            waker.wake_written("t1", 2, [(None, ev(1, "a")), (1, ev(2, "b"))])
-            waker.wake_written("t1", 3, [])  # a write without events moves the seq by one
-            waker.wake_written("t1", 4, [(None, ev(4, "c"))])
+            waker.wake_written("t1", 0, 2, [(None, ev(1, "a")), (1, ev(2, "b"))])
+            waker.wake_written("t1", 2, 3, [])  # a write without events moves the seq by one
+            waker.wake_written("t1", 3, 4, [(None, ev(4, "c"))])
             got = waker.written("t1", 0)
             assert got is not None and got[0] == 4
             assert [(s, to, e.type) for s, to, e in got[1]] == [
@@ -187,7 +187,7 @@ def test_a_streams_own_writes_come_from_memory_only_when_it_has_them_all(db_url:
             assert waker.written("t1", 1) is None  # not a write's boundary: read the log
             assert waker.written("t1", 4) is None  # up to date: a wake-up now is another's
             # Another instance wrote seq 5; this one 6: only 6 is known here, from 5 on.
-            waker.wake_written("t1", 6, [(None, ev(6, "d"))])
+            waker.wake_written("t1", 5, 6, [(None, ev(6, "d"))])
             assert waker.written("t1", 4) is None
             got = waker.written("t1", 5)
             assert got is not None and [e.type for _, _, e in got[1]] == ["d"]
@@ -238,7 +238,7 @@ def test_the_notify_of_a_write_still_returning_is_not_a_second_wake_up(db_url: s
             waker._wake("t1:7")  # the echo, ahead of the write's return
             await asyncio.sleep(0.03)
             assert not fut.done()
-            waker.wake_written("t1", 7, [(None, M.TableEvent(seq=7, type="x"))])
+            waker.wake_written("t1", 6, 7, [(None, M.TableEvent(seq=7, type="x"))])
             assert fut.done()
             fut = waker.future("t1")
             busy.discard("t1")
