@@ -143,6 +143,10 @@ class RunnerSettings:
     #: a person's call, which skips this queue, then waits behind at most these in the
     #: engine's queue and the database's, however many bot tables run.
     background_steps: int = 16
+    #: Engine calls of those steps in flight at once.  The engine answers in turn on one
+    #: worker, so a person's call waits behind every call in flight: kept to a few, and none
+    #: start while a person's call is in flight (:class:`_EngineGate`).
+    background_engine_calls: int = 4
     #: An open Subscribe stream's row lives this long unless its instance renews it (every
     #: third of it): the time a dead instance's seats still look connected.
     stream_lease_ms: int = 15_000
@@ -291,6 +295,33 @@ class Waker(Notifier):
         return True
 
 
+class _EngineGate:
+    """People's engine calls first.  The runner's own calls (bot moves, timeouts, deals) hold
+    one of a few slots, and wait to start while a person's call is in flight; a person's call
+    (an RPC) takes no slot and so queues at the engine behind those few at most, not behind
+    every bot step in flight."""
+
+    def __init__(self, slots: int) -> None:
+        self._slots = asyncio.Semaphore(slots)
+        self._people = 0
+        self._no_people = asyncio.Event()
+        self._no_people.set()
+
+    async def call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        if not _BACKGROUND.get():
+            self._people += 1
+            self._no_people.clear()
+            try:
+                return await fn(*args)
+            finally:
+                self._people -= 1
+                if not self._people:
+                    self._no_people.set()
+        async with self._slots:
+            await self._no_people.wait()
+            return await fn(*args)
+
+
 class Runner:
     def __init__(
         self,
@@ -312,6 +343,7 @@ class Runner:
             self.settings.stream_threads, thread_name_prefix="mm-stream"
         )
         self._steps = asyncio.Semaphore(self.settings.background_steps)
+        self._engine_gate = _EngineGate(self.settings.background_engine_calls)
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._renewed = 0.0
@@ -715,7 +747,7 @@ class Runner:
         # seed (the engine does when none is given); with it, only the table's first game.
         if v.bidding and v.rotate_first_bidder and table.first_bidder is not None:
             request.first_bidder = (table.first_bidder + 1) % v.players
-        response = await self.engine.new_game(request)
+        response = await self._engine_gate.call(self.engine.new_game, request)
         now = now_ms()
         table.state = "playing"
         table.game_id = game_id
@@ -764,7 +796,7 @@ class Runner:
         else:  # the next seat in turn order: its view spares a GetSeatView if it moves next
             predicted = (action.seat + 1) % len(table.seats)
             request.view_seat = predicted
-        response = await self.engine.apply(request)
+        response = await self._engine_gate.call(self.engine.apply, request)
         self.engine_ok = True
         self.applied += 1
         now = now_ms()
@@ -983,7 +1015,7 @@ class Runner:
             if known is not None and known[0] == table.token and known[1] == seat:
                 msg = known[2]
             else:
-                msg = await self.engine.seat_view(self._token(table), seat)
+                msg = await self._engine_gate.call(self.engine.seat_view, self._token(table), seat)
             view = bots.view_of(msg)
             if s["bot"]:
                 chosen = bots.choose_bot_action(
@@ -1134,7 +1166,7 @@ class Runner:
         if table.state != "playing" or table.token is None:
             raise failed(ServiceReason.NOT_READY, "no game is running at this table")
         try:
-            return await self.engine.hint(self._token(table), seat)
+            return await self._engine_gate.call(self.engine.hint, self._token(table), seat)
         except Unreachable as exc:
             raise engine_down(exc) from None
 
@@ -1142,7 +1174,7 @@ class Runner:
         if table.state != "playing" or table.token is None:
             return None
         try:
-            return await self.engine.seat_view(self._token(table), seat)
+            return await self._engine_gate.call(self.engine.seat_view, self._token(table), seat)
         except Unreachable as exc:
             raise engine_down(exc) from None
 
