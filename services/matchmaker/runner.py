@@ -170,6 +170,8 @@ class Waker(Notifier):
         #: of that same write (``table_id:seq``) comes back through LISTEN and would wake
         #: every stream of the table a second time for nothing (an empty read each).
         self._woken: dict[str, int] = {}
+        #: The latest table seq another instance's NOTIFY announced (:meth:`latest`).
+        self._heard: dict[str, int] = {}
         #: Per table, this process's latest writes, consecutive: (seq before, seq after, the
         #: events written), so that its streams take them from here instead of each reading
         #: the log again (one read per stream per write was most of the stream path's work).
@@ -225,8 +227,10 @@ class Waker(Notifier):
         self._fire(key)
 
     def latest(self, key: str) -> int:
-        """The seq of this process's latest write of table ``key`` (-1: none remembered)."""
-        return self._woken.get(key, -1)
+        """The latest seq of table ``key`` known here: this process's latest write, or a newer
+        one another instance announced (-1: none remembered).  A copy of the table older than
+        this is stale."""
+        return max(self._woken.get(key, -1), self._heard.get(key, -1))
 
     def written(self, key: str, after: int) -> tuple[int, list[Written]] | None:
         """The seq of this process's latest write of table ``key`` and every event after seq
@@ -268,6 +272,10 @@ class Waker(Notifier):
         if tries < NOTIFY_RECHECKS and self._writing(name):
             self._loop.call_later(NOTIFY_RECHECK_S, self._notified, name, seq, tries + 1)
             return
+        if len(self._heard) > MAX_WOKEN:
+            self._heard.clear()
+        if self._heard.get(name, -1) < seq:
+            self._heard[name] = seq
         super()._wake(name)
         self._fire(name)
 
@@ -639,9 +647,10 @@ class Runner:
         return seat
 
     async def commit(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> Table:
-        # The advance loop goes on with the table itself while something is due at once:
-        # leased meanwhile, no deadline loop (here or elsewhere) claims it again.
-        hold = min(self.settings.lease_ms, HOLD_MS) if advancing else 0
+        # The writer goes on with the table itself while something is due at once (the advance
+        # loop, or the advance a call's write starts in _wrote): leased meanwhile, so no
+        # deadline loop (here or on another instance) claims it and steps it a second time.
+        hold = min(self.settings.lease_ms, HOLD_MS)
         if not advancing:
             self._kept.pop(table.table_id, None)  # a person's call moved it on
         table = await self.db(self.store.write, table, old_seq, w, hold)
@@ -658,7 +667,7 @@ class Runner:
         another instance made stale loses its race and the next try loads; a refusal or a
         no-op decided on the copy stands only if the database's seq is the copy's."""
         async with self.lock(table_id):
-            kept = self._kept.pop(table_id, None)
+            kept = self._take_kept(table_id)
             for _ in range(MAX_RETRIES):
                 if kept is not None:
                     table, kept, cached = kept, None, True
@@ -886,7 +895,7 @@ class Runner:
             self._again.add(table_id)
             return
         self._advancing.add(table_id)
-        table = self._kept.pop(table_id, None)
+        table = self._take_kept(table_id)
         recheck = table is not None
         try:
             for _ in range(100_000):
@@ -943,6 +952,14 @@ class Runner:
         if len(self._kept) > MAX_VIEWS:
             self._kept.clear()
         self._kept[table.table_id] = table
+
+    def _take_kept(self, table_id: str) -> Table | None:
+        """The kept copy of the table, unless a newer write is known here (another instance's
+        NOTIFY came since it was kept): that copy would cost an engine call and a lost race."""
+        table = self._kept.pop(table_id, None)
+        if table is not None and self.waker.latest(table_id) > table.seq:
+            return None
+        return table
 
     async def _advance_once(
         self, table_id: str, cached: Table | None, recheck: bool = False

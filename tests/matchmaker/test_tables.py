@@ -20,7 +20,7 @@ from services.common.db import make_engine
 from services.common.grpc_errors import details
 from services.matchmaker.models import holds, outbox, table_events
 from services.matchmaker.runner import Runner
-from services.matchmaker.store import Store, Write
+from services.matchmaker.store import Conflict, Store, Write
 
 from .conftest import Cluster, data, seated, verify, view_of, wait_for
 from .test_games import Stream, act, enqueue, play_game
@@ -477,3 +477,66 @@ def test_an_act_on_a_kept_copy_another_instance_moved_lands_once(cluster: Cluste
         table_id=table_id, player_id="alice", action=hint.hint, expected_seq=kept.seq
     )
     assert reason(stub.Act, behind) == (grpc.StatusCode.ABORTED, "STALE_SEQ")
+
+
+def _spy_writes(runner: Runner) -> list[Any]:
+    """Every write of ``runner`` from now on: the table it committed, or the Conflict."""
+    seen: list[Any] = []
+    write = runner.store.write
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        try:
+            seen.append(write(*args, **kwargs))
+        except Conflict as exc:
+            seen.append(exc)
+            raise
+        return seen[-1]
+
+    runner.store.write = spy  # type: ignore[method-assign]
+    return seen
+
+
+def test_another_instances_notify_drops_the_kept_copy_it_made_stale(cluster: Cluster) -> None:
+    """Two instances: a kept copy that another instance's write made stale would cost the next
+    Act (or due step) an engine call and a lost race.  That write's NOTIFY (table_id:seq)
+    tells this instance, which then loads instead: the Act lands at its first write."""
+    stub = cluster.mm()
+    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=0)
+    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    table_id = ticket.table_id
+    started(stub, table_id, "alice")
+    wait_for(lambda: (s := snap(stub, table_id, "alice")) and view_of(s.view).to_move and s)
+    runner = _runner_keeping(table_id)
+    other = Store(make_engine(cluster.db_url))  # another instance: a write of its own
+    stored = other.load(table_id)
+    assert stored is not None
+    moved = other.write(stored, stored.seq, Write()).seq
+    other.close()
+    # Its NOTIFY, as LISTEN hands it over (on SQLite there is none: said here).
+    runner.waker._loop.call_soon_threadsafe(runner.waker._notified, table_id, moved, 0)
+    wait_for(lambda: runner.waker.latest(table_id) >= moved)
+    seen = _spy_writes(runner)
+    hint = stub.GetHint(M.HintRequest(table_id=table_id, player_id="alice"), timeout=10)
+    out = act(stub, table_id, "alice", hint.hint, expected=moved)
+    assert out.seq > moved
+    assert not isinstance(seen[0], Conflict), "the Act started from the stale copy"
+
+
+def test_a_calls_write_holds_the_table_whose_next_step_it_starts(cluster: Cluster) -> None:
+    """A person's call whose write makes a step due at once (here: auto-play on the seat's own
+    turn) starts that step on this instance; the write leases the table meanwhile, as the
+    advance loop's own writes do, so another instance's deadline loop does not claim it and
+    step the same turn a second time (one of the two would lose its race)."""
+    stub = cluster.mm()
+    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=0)
+    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    table_id = ticket.table_id
+    started(stub, table_id, "alice")
+    wait_for(lambda: (s := snap(stub, table_id, "alice")) and view_of(s.view).to_move and s)
+    runner = next(o for o in gc.get_objects() if isinstance(o, Runner) and table_id in o._locks)
+    seen = _spy_writes(runner)
+    act(stub, table_id, "alice", engine_pb2.Action(seat=ticket.seats[0], autoplay=True))
+    written = seen[0]
+    assert not isinstance(written, Conflict)
+    assert written.due_ms is not None and written.due_ms <= written.updated_ms + 5
+    assert written.lease_ms > written.updated_ms, "the call's write left the table unleased"
