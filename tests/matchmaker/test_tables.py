@@ -496,16 +496,23 @@ def _spy_writes(runner: Runner) -> list[Any]:
     return seen
 
 
+def _alice_to_move(stub: Any) -> M.Ticket:
+    """Alice and two bots at a ddz3 table with minute-long timers, the game running and
+    someone to move; her ticket."""
+    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=0)
+    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    started(stub, ticket.table_id, "alice")
+    wait_for(lambda: (s := snap(stub, ticket.table_id, "alice")) and view_of(s.view).to_move and s)
+    return ticket
+
+
 def test_another_instances_notify_drops_the_kept_copy_it_made_stale(cluster: Cluster) -> None:
     """Two instances: a kept copy that another instance's write made stale would cost the next
     Act (or due step) an engine call and a lost race.  That write's NOTIFY (table_id:seq)
     tells this instance, which then loads instead: the Act lands at its first write."""
     stub = cluster.mm()
-    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=0)
-    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    ticket = _alice_to_move(stub)
     table_id = ticket.table_id
-    started(stub, table_id, "alice")
-    wait_for(lambda: (s := snap(stub, table_id, "alice")) and view_of(s.view).to_move and s)
     runner = _runner_keeping(table_id)
     other = Store(make_engine(cluster.db_url))  # another instance: a write of its own
     stored = other.load(table_id)
@@ -528,11 +535,8 @@ def test_a_calls_write_holds_the_table_whose_next_step_it_starts(cluster: Cluste
     advance loop's own writes do, so another instance's deadline loop does not claim it and
     step the same turn a second time (one of the two would lose its race)."""
     stub = cluster.mm()
-    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=0)
-    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    ticket = _alice_to_move(stub)
     table_id = ticket.table_id
-    started(stub, table_id, "alice")
-    wait_for(lambda: (s := snap(stub, table_id, "alice")) and view_of(s.view).to_move and s)
     runner = next(o for o in gc.get_objects() if isinstance(o, Runner) and table_id in o._locks)
     seen = _spy_writes(runner)
     act(stub, table_id, "alice", engine_pb2.Action(seat=ticket.seats[0], autoplay=True))
