@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +29,39 @@ def free_port() -> int:
 class Served:
     proc: subprocess.Popen[bytes]
     target: str
+    stderr: StderrReader
+
+
+class StderrReader:
+    """Reads a process's stderr as it comes, so a test can wait for a log line and still
+    see everything after the process ends."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stderr is not None
+        self._pipe = proc.stderr
+        self._lines: list[bytes] = []
+        self._lock = threading.Condition()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        for line in self._pipe:
+            with self._lock:
+                self._lines.append(line)
+                self._lock.notify_all()
+
+    def wait_count(self, needle: bytes, count: int, timeout: float) -> None:
+        with self._lock:
+            ok = self._lock.wait_for(lambda: self.text().count(needle) >= count, timeout)
+        assert ok, f"{count}x {needle!r} not logged in {timeout} s: {self.text()[-2000:]!r}"
+
+    def text(self) -> bytes:
+        return b"".join(self._lines)
+
+    def rest(self, timeout: float) -> bytes:
+        """Everything, once the process has closed its end."""
+        self._thread.join(timeout)
+        return self.text()
 
 
 def wait_serving(target: str, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
@@ -58,9 +92,13 @@ def served() -> Iterator[Served]:
         [*cmd, "--workers", "2", "--grace", "2"], env=env, stderr=subprocess.PIPE
     )
     target = f"127.0.0.1:{port}"
+    stderr = StderrReader(proc)
     try:
         wait_serving(target, proc)
-        yield Served(proc, target)
+        # Health answers once one worker serves; the other may still be importing, and a
+        # SIGTERM then ends it before its handler is installed (no "stopped" line).
+        stderr.wait_count(b'"event": "serving"', 2, timeout=30)
+        yield Served(proc, target, stderr)
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -94,7 +132,8 @@ def test_sigterm_shuts_down_gracefully(served: Served) -> None:
     proc = served.proc
     start = time.monotonic()
     proc.send_signal(signal.SIGTERM)
-    _, err = proc.communicate(timeout=10)
+    proc.wait(timeout=10)
+    err = served.stderr.rest(timeout=5)
     assert proc.returncode == 0, err.decode()[-2000:]
     assert time.monotonic() - start < 10
     assert b"no state token key configured" in err  # the generated key was announced
