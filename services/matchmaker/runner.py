@@ -794,9 +794,13 @@ class Runner:
         w: Write,
         view_seat: int | None = None,
     ) -> engine_pb2.ApplyResponse:
+        # The public view is read for its turn and phase only (_set_turn), never its history:
+        # the engine need not encode the deal's history into it (the seat view keeps it; the
+        # bots read it).
         request = engine_pb2.ApplyRequest(
-            state=self._token(table), action=action, actor=actor, cause=cause
-        )
+            state=self._token(table), action=action, actor=actor, cause=cause,
+            public_history_delta=True,
+        )  # fmt: skip
         if table.turn_deadline_ms is not None and table.turn is not None:
             request.turn_deadline.FromMilliseconds(table.turn_deadline_ms)
         predicted = None
