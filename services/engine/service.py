@@ -408,12 +408,14 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         elif cause == common_pb2.CAUSE_UNSPECIFIED:
             cause = common_pb2.CAUSE_PLAYER
         deadline = request.turn_deadline if request.HasField("turn_deadline") else None
-        # history_delta: only this call's actions, so the view's cost does not grow with the game.
+        # history_delta: only this call's actions, so the view's cost does not grow with the game
+        # (public_history_delta: in the public view only).
         since = len(state.log) if request.history_delta else 0
+        public_since = len(state.log) if request.public_history_delta else since
         response = engine_pb2.ApplyResponse(
             state=self._seal(new, game_id, seq + len(events), opened),
             events=self._events(events, game_id, seq + 1, actor, cause, deadline),
-            public_view=view_message(rules.public_view(new, history_from=since)),
+            public_view=view_message(rules.public_view(new, history_from=public_since)),
             game_over=new.over,
         )
         if view_seat is not None:

@@ -25,6 +25,7 @@ import contextlib
 import contextvars
 import hashlib
 import json
+import math
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
@@ -143,10 +144,15 @@ class RunnerSettings:
     #: a person's call, which skips this queue, then waits behind at most these in the
     #: engine's queue and the database's, however many bot tables run.
     background_steps: int = 16
-    #: Engine calls of those steps in flight at once.  The engine answers in turn on one
-    #: worker, so a person's call waits behind every call in flight: kept to a few, and none
-    #: start while a person's call is in flight (:class:`_EngineGate`).
+    #: Engine calls of those steps in flight at once while people act.  The engine answers
+    #: in turn on one worker, so a person's call waits behind every call in flight: kept to
+    #: a few, and none start while a person's call is in flight (:class:`_EngineGate`).
     background_engine_calls: int = 4
+    #: People act while one of their engine calls is in flight or ended less than this ago
+    #: (seconds); else the steps' engine calls are not capped below ``background_steps``.
+    people_quiet_s: float = 0.25
+    #: The longest a step's engine call waits for people's calls in flight (seconds).
+    people_first_wait_s: float = 0.03
     #: An open Subscribe stream's row lives this long unless its instance renews it (every
     #: third of it): the time a dead instance's seats still look connected.
     stream_lease_ms: int = 15_000
@@ -304,30 +310,79 @@ class Waker(Notifier):
 
 
 class _EngineGate:
-    """People's engine calls first.  The runner's own calls (bot moves, timeouts, deals) hold
-    one of a few slots, and wait to start while a person's call is in flight; a person's call
-    (an RPC) takes no slot and so queues at the engine behind those few at most, not behind
-    every bot step in flight."""
+    """People's engine calls first, while people act.  The engine answers in turn on one
+    worker, so a person's call (an RPC) waits behind every call in flight: it takes no slot,
+    and while one is in flight, or ended less than ``quiet_s`` ago, the runner's own calls
+    (bot moves, timeouts, deals) keep to ``slots`` in flight and wait to start until no
+    person's call is in flight (at most ``wait_s``: people's calls that keep overlapping do
+    not starve the bots).  With nobody acting they may keep ``idle_slots`` in flight: a cap
+    of a few cost the bot tables a fifth of their moves (with 16 steps in flight, each step
+    waited on the gate longer than on the engine), for nobody's benefit."""
 
-    def __init__(self, slots: int) -> None:
-        self._slots = asyncio.Semaphore(slots)
-        self._people = 0
-        self._no_people = asyncio.Event()
-        self._no_people.set()
+    def __init__(self, slots: int, idle_slots: int, quiet_s: float, wait_s: float) -> None:
+        self._slots = slots
+        self._idle_slots = max(idle_slots, slots)
+        self._quiet_s = quiet_s
+        self._wait_s = wait_s
+        self._busy = 0  # the runner's calls in flight (or granted a start)
+        self._people = 0  # people's calls in flight
+        self._person_at = -math.inf  # loop time the last person's call ended
+        #: The runner's calls waiting to start, in order: (granted, latest start).
+        self._waiting: collections.deque[tuple[asyncio.Future[None], float]] = collections.deque()
+
+    def _may_start(self, now: float, latest: float) -> bool:
+        people = self._people > 0
+        cap = self._slots if people or now - self._person_at < self._quiet_s else self._idle_slots
+        return self._busy < cap and (not people or now >= latest)
+
+    def _grant(self) -> None:
+        """Start the waiting calls that may start now, in order."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        while self._waiting:
+            fut, latest = self._waiting[0]
+            if fut.done():  # cancelled while waiting
+                self._waiting.popleft()
+                continue
+            if not self._may_start(now, latest):
+                return
+            self._waiting.popleft()
+            self._busy += 1
+            fut.set_result(None)
 
     async def call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         if not _BACKGROUND.get():
             self._people += 1
-            self._no_people.clear()
             try:
                 return await fn(*args)
             finally:
                 self._people -= 1
                 if not self._people:
-                    self._no_people.set()
-        async with self._slots:
-            await self._no_people.wait()
+                    self._person_at = asyncio.get_running_loop().time()
+                    self._grant()
+        loop = asyncio.get_running_loop()
+        latest = loop.time() + self._wait_s
+        if not self._waiting and self._may_start(loop.time(), latest):
+            self._busy += 1
+        else:
+            fut: asyncio.Future[None] = loop.create_future()
+            self._waiting.append((fut, latest))
+            # The bound on waiting for people's calls: look again then.
+            timer = loop.call_at(latest, self._grant)
+            try:
+                await fut
+            except asyncio.CancelledError:
+                if fut.done() and not fut.cancelled():  # granted, then cancelled
+                    self._busy -= 1
+                    self._grant()
+                raise
+            finally:
+                timer.cancel()
+        try:
             return await fn(*args)
+        finally:
+            self._busy -= 1
+            self._grant()
 
 
 class Runner:
@@ -351,7 +406,12 @@ class Runner:
             self.settings.stream_threads, thread_name_prefix="mm-stream"
         )
         self._steps = asyncio.Semaphore(self.settings.background_steps)
-        self._engine_gate = _EngineGate(self.settings.background_engine_calls)
+        self._engine_gate = _EngineGate(
+            self.settings.background_engine_calls,
+            self.settings.background_steps,
+            self.settings.people_quiet_s,
+            self.settings.people_first_wait_s,
+        )
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
         self._renewed = 0.0
@@ -794,9 +854,13 @@ class Runner:
         w: Write,
         view_seat: int | None = None,
     ) -> engine_pb2.ApplyResponse:
+        # The public view is read for its turn and phase only (_set_turn), never its history:
+        # the engine need not encode the deal's history into it (the seat view keeps it; the
+        # bots read it).
         request = engine_pb2.ApplyRequest(
-            state=self._token(table), action=action, actor=actor, cause=cause
-        )
+            state=self._token(table), action=action, actor=actor, cause=cause,
+            public_history_delta=True,
+        )  # fmt: skip
         if table.turn_deadline_ms is not None and table.turn is not None:
             request.turn_deadline.FromMilliseconds(table.turn_deadline_ms)
         predicted = None

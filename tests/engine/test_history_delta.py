@@ -1,6 +1,7 @@
 """Apply's history_delta over a real server: a caller that keeps its own history rebuilds the
 full one from the deltas, every other field of the views is the same, and the default is the
-whole history."""
+whole history.  public_history_delta trims the public view alone: the seat view is the full
+one."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ def _without_history(view: Any) -> dict[str, Any]:
     return data
 
 
+def _fields(view: Any) -> Any:
+    """The view's proto fields but its view_json."""
+    out = engine_pb2.View()
+    out.CopyFrom(view)
+    out.ClearField("view_json")
+    return out
+
+
 @pytest.mark.parametrize("variant", ["doudizhu3", "doudizhu4", "zhengshangyou1"])
 def test_deltas_rebuild_the_history_and_the_rest_is_unchanged(stub: Any, variant: str) -> None:
     rnd = random.Random(variant)
@@ -33,7 +42,11 @@ def test_deltas_rebuild_the_history_and_the_rest_is_unchanged(stub: Any, variant
         seat = legal.seat
         full = apply(stub, state, action, view_seat=seat)
         delta = apply(stub, state, action, view_seat=seat, history_delta=True)
-        assert delta.state.seq == full.state.seq
+        public = apply(stub, state, action, view_seat=seat, public_history_delta=True)
+        assert delta.state.seq == full.state.seq == public.state.seq
+        assert public.seat_view == full.seat_view
+        assert public.public_view.view_json == delta.public_view.view_json
+        assert _fields(public.public_view) == _fields(full.public_view)  # turn, phase, ...
         assert [(e.type, e.data_json) for e in delta.events] == [
             (e.type, e.data_json) for e in full.events
         ]

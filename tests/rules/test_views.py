@@ -106,3 +106,34 @@ def test_one_rule_decides_who_sees_an_event() -> None:
     assert project([public, private], 1) == [public, private]
     assert project([public, private], 0) == [public]
     assert project([public, private], None) == [public]
+
+
+def test_a_view_reads_its_history_as_the_record_form_says() -> None:
+    """from_dict memoises the history's actions (a reader of consecutive views would parse
+    the whole deal again after every move): an action it read once is read the same again,
+    and an object that differs only in a value's type (``True == 1`` to Python, not to a
+    record) is still refused, as action_from_dict refuses it."""
+    from services.engine.rules.codec import action_from_dict, memo_action_from_dict
+    from services.engine.rules.errors import RecordError
+
+    state = new_game("doudizhu3", seed="memo")
+    for _ in range(12):
+        state, _ = apply(state, autoplay_action(seat_view(state, state.turn), "autoplay"))
+    data = json.loads(json.dumps(seat_view(state, 0).to_dict()))
+    first = SeatView.from_dict(data)
+    again = SeatView.from_dict(json.loads(json.dumps(data)))
+    assert first == again and first.history == seat_view(state, 0).history
+    good = [{"seat": 1, "pass": True}, {"seat": 1, "bid": 2}, {"seat": 0, "autoplay": False}]
+    twins = [{"seat": 1, "pass": 1}, {"seat": 1, "bid": 2.0}, {"seat": 0, "autoplay": 0},
+             {"seat": True, "pass": True}]  # fmt: skip
+    for d in good:
+        assert memo_action_from_dict(d) == memo_action_from_dict(dict(d)) == action_from_dict(d)
+    for d in twins:
+        with pytest.raises(RecordError) as memo:
+            memo_action_from_dict(d)
+        with pytest.raises(RecordError) as plain:
+            action_from_dict(d)
+        assert memo.value.field == plain.value.field
+    with pytest.raises(RecordError) as exc:
+        memo_action_from_dict({"seat": 0, "play": ["3s"]})  # unhashable: read unmemoised
+    assert exc.value.field == "action.play"

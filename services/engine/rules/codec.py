@@ -135,6 +135,32 @@ def action_from_dict(data: Any, index: int | None = None) -> Action:
     return Timeout(seat)
 
 
+#: Actions read by :func:`memo_action_from_dict`, by their JSON object's items and value types.
+_READ: dict[tuple[Any, ...], Action] = {}
+_READ_MAX: Final = 1 << 16
+
+
+def memo_action_from_dict(data: Any) -> Action:
+    """:func:`action_from_dict`, memoised: every view carries its deal's whole history, so a
+    reader of consecutive views (a bot's table) would parse each action again after every
+    move, which was most of reading a view.  Keyed by the object's items and their value
+    types (``True == 1`` in Python, not in a record); an object with an unhashable value (a
+    list where a card text belongs) is read unmemoised, and so refused with its field named."""
+    if type(data) is dict:
+        key = tuple(data.items()) + tuple(map(type, data.values()))
+        try:
+            return _READ[key]
+        except KeyError:
+            action = action_from_dict(data)
+            if len(_READ) >= _READ_MAX:
+                _READ.clear()
+            _READ[key] = action
+            return action
+        except TypeError:
+            pass  # an unhashable value
+    return action_from_dict(data)
+
+
 def pack_action(a: Action) -> list[Any]:
     """An action in compact form: a one-letter type, the seat, then its fields."""
     if isinstance(a, PlayCards):

@@ -28,7 +28,7 @@ from typing import Any
 
 from .actions import Action, Bid, Event, IllegalAction, Pass, PlayCards, ShowHand
 from .cards import format_cards, parse_cards
-from .codec import action_from_dict, action_to_dict, settlement_from_dict
+from .codec import action_to_dict, memo_action_from_dict, settlement_from_dict
 from .errors import Reason
 from .moves import legal_plays
 from .patterns import Play, classify
@@ -167,7 +167,7 @@ class SeatView:
             shown_hand=_cards(data["shown_hand"]),
             last=last,
             last_seat=data["last_seat"],
-            history=tuple(action_from_dict(a) for a in data["history"]),
+            history=tuple(map(memo_action_from_dict, data["history"])),
             autoplay=tuple(data["autoplay"]),
             must_bid=data["must_bid"],
             must_hold=None if must_hold is None else parse_cards(must_hold)[0],

@@ -221,7 +221,7 @@ class NewGameResponse(_message.Message):
     def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., public_view: _Optional[_Union[View, _Mapping]] = ..., seat_view: _Optional[_Union[View, _Mapping]] = ...) -> None: ...
 
 class ApplyRequest(_message.Message):
-    __slots__ = ("state", "action", "view_seat", "actor", "cause", "turn_deadline", "history_delta")
+    __slots__ = ("state", "action", "view_seat", "actor", "cause", "turn_deadline", "history_delta", "public_history_delta")
     STATE_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     VIEW_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -229,6 +229,7 @@ class ApplyRequest(_message.Message):
     CAUSE_FIELD_NUMBER: _ClassVar[int]
     TURN_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     HISTORY_DELTA_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_HISTORY_DELTA_FIELD_NUMBER: _ClassVar[int]
     state: GameToken
     action: Action
     view_seat: int
@@ -236,7 +237,8 @@ class ApplyRequest(_message.Message):
     cause: _common_pb2.Cause
     turn_deadline: _timestamp_pb2.Timestamp
     history_delta: bool
-    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., view_seat: _Optional[int] = ..., actor: _Optional[str] = ..., cause: _Optional[_Union[_common_pb2.Cause, str]] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., history_delta: _Optional[bool] = ...) -> None: ...
+    public_history_delta: bool
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., view_seat: _Optional[int] = ..., actor: _Optional[str] = ..., cause: _Optional[_Union[_common_pb2.Cause, str]] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., history_delta: _Optional[bool] = ..., public_history_delta: _Optional[bool] = ...) -> None: ...
 
 class ApplyResponse(_message.Message):
     __slots__ = ("state", "events", "public_view", "seat_view", "settlement", "game_over")
