@@ -312,17 +312,13 @@ def run_backend(name: str, db_url: str, duration: float, tables: int) -> dict[st
             _wait_healthy(target, proc)
             progress(f"matchmaker: {name}: {tables} bot tables through the matchmaker")
             mm, games, cpu_ms = asyncio.run(matchmaker_rate(target, duration, tables, proc.pid))
-            # ~70% of that load: each table slowed by a think time to 0.7 of its share.
+            # ~70% of that load: each bot table slowed by a think time to 0.7 of its share.
             # Only the two bots think; the auto-play seat moves at once, so a table makes
             # players / bots actions per think time (sized as one, the load came out at
-            # 91–96% of the rate instead of 70%).  The human tables count too: their human
-            # moves at once (GetHint, Act) beside the same two thinking bots, so each makes
-            # a bot table's actions (sized for the bot tables alone, the load came out at
-            # 77–89%, about 0.7 × 56 / 48).
+            # 91–96% of the rate instead of 70%).
             players = rules.variant(VARIANT).players
             per_think = players / (players - 1)
-            busy = tables + HUMAN_TABLES
-            think_ms = int(1000 * busy * per_think / (LOAD_SHARE * max(mm, 1.0)))
+            think_ms = int(1000 * tables * per_think / (LOAD_SHARE * max(mm, 1.0)))
             progress(f"matchmaker: {name}: a human's Act at ~70% load (bots think {think_ms} ms)")
             load, times = asyncio.run(act_latency(target, duration, tables, HUMAN_TABLES, think_ms))
         finally:
