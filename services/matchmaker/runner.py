@@ -156,7 +156,7 @@ class RunnerSettings:
     background_engine_calls: int = 4
     #: People act while one of their engine calls is in flight or ended less than this ago
     #: (seconds); else the steps' engine calls are not capped below ``background_steps``.
-    people_quiet_s: float = 0.25
+    people_quiet_s: float = 0.05
     #: The longest a step's engine call waits for people's calls in flight (seconds).
     people_first_wait_s: float = 0.03
     #: An open Subscribe stream's row lives this long unless its instance renews it (every
