@@ -31,7 +31,7 @@ import math
 import secrets
 import threading
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -95,6 +95,16 @@ _BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar("mm_backgroun
 #: True in the calls of a person in a running game (Act, LeaveTable): their database work
 #: goes first in the people's threads (:class:`_FirstThreads`).
 _PLAYING: contextvars.ContextVar[bool] = contextvars.ContextVar("mm_playing", default=False)
+
+
+@contextlib.contextmanager
+def playing() -> Iterator[None]:
+    """Marks the database work of the calls inside as a person's move (:data:`_PLAYING`)."""
+    token = _PLAYING.set(True)
+    try:
+        yield
+    finally:
+        _PLAYING.reset(token)
 
 
 def room_message(config: dict[str, Any]) -> common_pb2.Room:
@@ -1181,11 +1191,8 @@ class Runner:
 
     # ------------------------------------------------------------------ seat calls
     async def act(self, request: M.ActRequest) -> M.ActResponse:
-        token = _PLAYING.set(True)
-        try:
+        with playing():
             return await self._act(request)
-        finally:
-            _PLAYING.reset(token)
 
     async def _act(self, request: M.ActRequest) -> M.ActResponse:
         table_id, player = request.table_id, request.player_id
@@ -1314,11 +1321,8 @@ class Runner:
                 self._close_if_empty(table, w)
             return w
 
-        token = _PLAYING.set(True)
-        try:
+        with playing():
             return await self.mutate(table_id, change)
-        finally:
-            _PLAYING.reset(token)
 
     async def hint(self, table_id: str, player: str) -> engine_pb2.GetHintResponse:
         table = await self.load(table_id)

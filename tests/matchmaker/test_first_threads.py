@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from services.matchmaker.runner import _PLAYING, _FirstThreads
+from services.matchmaker.runner import _FirstThreads, playing
 
 
 def test_a_move_goes_ahead_of_the_calls_queued_before_it() -> None:
@@ -35,11 +35,8 @@ def test_submit_takes_the_move_flag_from_the_callers_context() -> None:
         try:
             first = loop.run_in_executor(pool, busy.wait)
             other = loop.run_in_executor(pool, order.append, "seat")
-            token = _PLAYING.set(True)
-            try:
+            with playing():
                 move = loop.run_in_executor(pool, order.append, "act")
-            finally:
-                _PLAYING.reset(token)
             busy.set()
             await asyncio.gather(first, other, move)
             return order
