@@ -16,7 +16,13 @@ from services.matchmaker.server import MatchmakerConfig, make_spec
 from services.soak.crowd import think_range
 from tests.matchmaker.conftest import Cluster, settings
 
-DURATION = os.environ.get("CARDROOM_TEST_SOAK_S", "20")
+#: Seconds of crowd: issue 12 asks CI for two instances for 60 s (PostgreSQL); the one
+#: instance on SQLite runs a shorter crowd.  CARDROOM_TEST_SOAK_S sets both.
+DURATION = os.environ.get("CARDROOM_TEST_SOAK_S")
+
+
+def soak_seconds(db_url: str) -> str:
+    return DURATION or ("60" if db_url.startswith("postgresql") else "20")
 
 
 def test_a_short_soak_has_no_fault(db_url: str, engine_target: str) -> None:
@@ -37,7 +43,7 @@ def test_a_short_soak_has_no_fault(db_url: str, engine_target: str) -> None:
             targets.append(servers[-1].target)
         cmd = [sys.executable, "-m", "services", "soak", "--targets", ",".join(targets),
                "--replay", f"127.0.0.1:{cluster.replay_port}", "--players", "12",
-               "--duration", DURATION, "--turn-ms", "600", "--bot-think-ms", "0",
+               "--duration", soak_seconds(db_url), "--turn-ms", "600", "--bot-think-ms", "0",
                "--json"]  # fmt: skip
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
         assert done.stdout, done.stderr[-3000:]
