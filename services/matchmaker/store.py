@@ -110,7 +110,7 @@ def _one_statement_write(events: bool, outbox_rows: bool, request: bool = False)
         ctes.append(
             f"o AS (INSERT INTO {outbox.name}"
             " (game_id, first_seq, body, created_ms, next_try_ms, attempts)"
-            " SELECT x.game_id, x.first_seq, x.body, %(p_now)s, %(p_now)s, 0"
+            " SELECT x.game_id, x.first_seq, x.body, %(p_now)s, %(p_now)s + %(o_delay)s, 0"
             " FROM unnest(%(o_game)s::text[], %(o_first)s::int[], %(o_body)s::bytea[])"
             " AS x(game_id, first_seq, body) WHERE EXISTS (SELECT 1 FROM u))"
         )
@@ -235,6 +235,8 @@ class Write:
     refill: list[int] = field(default_factory=list)
     #: Called in that transaction after the refill (e.g. close a table left without humans).
     then: Callable[[Table, Write], None] | None = None
+    #: The outbox rows are due this long after the write (RunnerSettings.outbox_gather_ms).
+    outbox_delay_ms: int = 0
 
 
 def pool_key(config: dict[str, Any]) -> str:
@@ -716,7 +718,7 @@ class Store:
                     [
                         {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
                          "body": r.SerializeToString(), "created_ms": now,
-                         "next_try_ms": now, "attempts": 0}
+                         "next_try_ms": now + w.outbox_delay_ms, "attempts": 0}
                         for r in w.outbox
                     ],
                 )  # fmt: skip
@@ -765,6 +767,7 @@ class Store:
             params["o_game"] = [r.game_id for r in w.outbox]
             params["o_first"] = [r.events[0].envelope.seq for r in w.outbox]
             params["o_body"] = [r.SerializeToString() for r in w.outbox]
+            params["o_delay"] = w.outbox_delay_ms
         sql = _ONE_STATEMENT[bool(ev_rows), bool(w.outbox), w.request is not None]
         try:
             with self.reader.connect() as conn:

@@ -4,6 +4,7 @@ earlier one (on SQLite and PostgreSQL, two Stores standing for two instances).""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,8 +15,9 @@ from sqlalchemy import insert, inspect, text
 
 from services.common.db import make_engine
 from services.common.migrate import downgrade, upgrade
+from services.common.wire import common_pb2, replay_pb2
 from services.matchmaker.models import metadata, outbox
-from services.matchmaker.store import Store, now_ms
+from services.matchmaker.store import Store, Write, now_ms
 
 INDEX = "ix_mm_outbox_game_id_id"
 
@@ -118,3 +120,41 @@ def test_a_games_rows_are_found_through_the_index(db_url: str) -> None:
         assert all(INDEX in plan for plan in plans), plans
     finally:
         engine.dispose()
+
+
+def a_table(store: Store) -> str:
+    """A table of three players formed by the store's own seating."""
+    config = {
+        "variant": "doudizhu3", "players": 3,
+        "room": {"stake": 1, "max_multiplier": None, "escape_multiplier": None,
+                 "overrides_json": "{}"},
+        "timers": {"bid_ms": 30000, "turn_ms": 30000, "start_ms": 30000, "grace_ms": 60000,
+                   "bot_think_ms": 0},
+        "bot_level": "easy", "private_code": "outbox-test",
+    }  # fmt: skip
+    pool = ""
+    for i in range(3):
+        row, _ = store.enqueue(player_id=f"p{i}", players=[f"p{i}"], config=config,
+                               request_id="", fill_after_ms=-1, ttl_ms=60_000)  # fmt: skip
+        pool = row["pool"]
+    (table_id,) = store.seat_pool(pool)
+    return str(table_id)
+
+
+def append_of(game_id: str, seq: int) -> replay_pb2.AppendEventsRequest:
+    event = common_pb2.Event(type="pass", envelope=common_pb2.EventEnvelope(seq=seq))
+    return replay_pb2.AppendEventsRequest(game_id=game_id, expected_seq=seq - 1, events=[event])
+
+
+def test_gathered_rows_are_due_after_their_delay(stores: tuple[Store, Store]) -> None:
+    """A write's outbox rows wait out ``outbox_delay_ms`` (the runner's outbox_gather_ms), so
+    that the game's next rows join them in one append; rows without a delay are due at once."""
+    a, b = stores
+    table = a.load(a_table(a))
+    assert table is not None
+    table = a.write(table, table.seq, Write(outbox=[append_of("g1", 1)], outbox_delay_ms=400))
+    table = a.write(table, table.seq, Write(outbox=[append_of("g1", 2)], outbox_delay_ms=400))
+    table = a.write(table, table.seq, Write(outbox=[append_of("g2", 1)]))
+    assert seqs(b.claim_outbox(10, 10_000)) == [("g2", 1)]  # g1's rows are not due yet
+    time.sleep(0.45)
+    assert seqs(b.claim_outbox(10, 10_000)) == [("g1", 1), ("g1", 2)]  # one append
