@@ -41,6 +41,7 @@ REPLAY_TOKEN_ENV = "CARDROOM_MATCHMAKER_REPLAY_TOKEN"
 TICKET_TTL_ENV = "CARDROOM_MATCHMAKER_TICKET_TTL_S"
 LEASE_ENV = "CARDROOM_MATCHMAKER_LEASE_S"
 STREAM_LEASE_ENV = "CARDROOM_MATCHMAKER_STREAM_LEASE_S"
+OUTBOX_GATHER_ENV = "CARDROOM_MATCHMAKER_OUTBOX_GATHER_S"
 #: Test only: seat without the pool lock, to show the conditional writes alone hold.
 NO_POOL_LOCK_ENV = "CARDROOM_MATCHMAKER_TEST_NO_POOL_LOCK"
 
@@ -75,6 +76,7 @@ class MatchmakerConfig:
             ticket_ttl_ms=int(seconds(TICKET_TTL_ENV, 600, 1, 86400) * 1000),
             lease_ms=int(seconds(LEASE_ENV, 5, 0.5, 600) * 1000),
             stream_lease_ms=int(seconds(STREAM_LEASE_ENV, 15, 0.5, 600) * 1000),
+            outbox_gather_ms=int(seconds(OUTBOX_GATHER_ENV, 0.2, 0, 10) * 1000),
         )
         engine_addr = getattr(args, "engine", None) or env.get(ENGINE_ADDR_ENV, "")
         replay_addr = getattr(args, "replay", None) or env.get(REPLAY_ADDR_ENV, "")

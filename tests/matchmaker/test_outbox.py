@@ -15,8 +15,10 @@ from sqlalchemy import insert, inspect, text
 
 from services.common.db import make_engine
 from services.common.migrate import downgrade, upgrade
+from services.common.settings import SettingsError
 from services.common.wire import common_pb2, replay_pb2
 from services.matchmaker.models import metadata, outbox
+from services.matchmaker.server import OUTBOX_GATHER_ENV, MatchmakerConfig
 from services.matchmaker.store import Store, Write, now_ms
 
 INDEX = "ix_mm_outbox_game_id_id"
@@ -158,3 +160,15 @@ def test_gathered_rows_are_due_after_their_delay(stores: tuple[Store, Store]) ->
     assert seqs(b.claim_outbox(10, 10_000)) == [("g2", 1)]  # g1's rows are not due yet
     time.sleep(0.45)
     assert seqs(b.claim_outbox(10, 10_000)) == [("g1", 1), ("g1", 2)]  # one append
+
+
+def test_the_gather_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert MatchmakerConfig.from_env().runner.outbox_gather_ms == 200
+    monkeypatch.setenv(OUTBOX_GATHER_ENV, "0")
+    assert MatchmakerConfig.from_env().runner.outbox_gather_ms == 0  # each write's at once
+    monkeypatch.setenv(OUTBOX_GATHER_ENV, "0.5")
+    assert MatchmakerConfig.from_env().runner.outbox_gather_ms == 500
+    for bad in ("11", "-1", "nan", "soon"):
+        monkeypatch.setenv(OUTBOX_GATHER_ENV, bad)
+        with pytest.raises(SettingsError, match=OUTBOX_GATHER_ENV):
+            MatchmakerConfig.from_env()
