@@ -15,6 +15,7 @@ DEFAULT_LEVEL = "normal"
 __all__ = [
     "DEFAULT_LEVEL",
     "LEVELS",
+    "Deal",
     "action_message",
     "autoplay_move",
     "choose_bot_action",
@@ -22,9 +23,18 @@ __all__ = [
 ]
 
 
-def view_of(msg: engine_pb2.View) -> rules.SeatView:
-    """The typed view of the engine's View message (its ``view_json``)."""
-    return rules.SeatView.from_dict(json.loads(msg.view_json))
+#: A deal's number and its actions so far, as a caller keeps them between views.
+Deal = tuple[int, tuple[rules.Action, ...]]
+
+
+def view_of(msg: engine_pb2.View, earlier: Deal | None = None) -> rules.SeatView:
+    """The typed view of the engine's View message (its ``view_json``).  ``earlier``: the
+    deal as the caller last saw it, when the message's history holds only the actions since
+    (ApplyRequest.history_delta); ignored if the deal was dealt again meanwhile (its history
+    starts anew)."""
+    data = json.loads(msg.view_json)
+    before = earlier[1] if earlier is not None and earlier[0] == data["deal_no"] else ()
+    return rules.SeatView.from_dict(data, before)
 
 
 def choose_bot_action(level: str, view: rules.SeatView, seed: str) -> rules.Action:

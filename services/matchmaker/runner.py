@@ -509,7 +509,12 @@ class Runner:
         #: token is still that one and the prediction holds.  Kept between a table's steps
         #: (a bot that thinks is a step of its own); the token, not the seq, identifies the
         #: state, so a write that lost its race leaves a prediction that never matches.
-        self._views: dict[str, tuple[bytes, int, engine_pb2.View]] = {}
+        self._views: dict[str, tuple[bytes, int, engine_pb2.View, bots.Deal | None]] = {}
+        #: table id -> (token, deal): the deal's history as of that token, as the last seat
+        #: view read here held it.  The next Apply from that very token asks the engine for
+        #: the new actions only (history_delta), and the bot's view is this plus those: the
+        #: engine encodes and this process parses each action once, not once per move.
+        self._deals: dict[str, tuple[bytes, bots.Deal]] = {}
         #: Tables as this instance's advance loops left them (:meth:`_keep`).
         self._kept: dict[str, Table] = {}
         self._waker: Waker | None = None
@@ -949,11 +954,16 @@ class Runner:
         if table.turn_deadline_ms is not None and table.turn is not None:
             request.turn_deadline.FromMilliseconds(table.turn_deadline_ms)
         predicted = None
+        earlier: bots.Deal | None = None
         if view_seat is not None:
             request.view_seat = view_seat
         else:  # the next seat in turn order: its view spares a GetSeatView if it moves next
             predicted = (action.seat + 1) % len(table.seats)
             request.view_seat = predicted
+            known = self._deals.get(table.table_id)
+            if known is not None and known[0] == table.token:
+                earlier = known[1]
+                request.history_delta = True
         response = await self._engine_gate.call(self.engine.apply, request)
         self.engine_ok = True
         self.applied += 1
@@ -973,7 +983,12 @@ class Runner:
         if predicted is not None and response.HasField("seat_view"):
             if len(self._views) > MAX_VIEWS:
                 self._views.clear()
-            self._views[table.table_id] = (table.token or b"", predicted, response.seat_view)
+            self._views[table.table_id] = (
+                table.token or b"",
+                predicted,
+                response.seat_view,
+                earlier,
+            )
         return response
 
     def _finish_game(
@@ -1177,12 +1192,7 @@ class Runner:
         seat = table.turn
         s = table.seats[seat]
         if s["bot"] or s["autoplay"]:
-            known = self._views.pop(table.table_id, None)
-            if known is not None and known[0] == table.token and known[1] == seat:
-                msg = known[2]
-            else:
-                msg = await self._engine_gate.call(self.engine.seat_view, self._token(table), seat)
-            view = bots.view_of(msg)
+            view = await self._turn_view(table, seat)
             if s["bot"]:
                 chosen = bots.choose_bot_action(
                     s["player_id"].split(":")[1], view, f"{table.game_id}:{table.engine_seq}"
@@ -1195,6 +1205,21 @@ class Runner:
             return
         action = engine_pb2.Action(seat=seat, timeout=True)
         await self._apply(table, action, s["player_id"], common_pb2.CAUSE_TIMEOUT, w)
+
+    async def _turn_view(self, table: Table, seat: int) -> rules.SeatView:
+        """The view of ``seat``, the seat to move, for its bot or auto-play: the one the last
+        Apply predicted if it is of this very state, else the engine's GetSeatView."""
+        known = self._views.pop(table.table_id, None)
+        earlier = None
+        if known is not None and known[0] == table.token and known[1] == seat:
+            msg, earlier = known[2], known[3]
+        else:
+            msg = await self._engine_gate.call(self.engine.seat_view, self._token(table), seat)
+        view = bots.view_of(msg, earlier)
+        if len(self._deals) > MAX_VIEWS:
+            self._deals.clear()
+        self._deals[table.table_id] = (table.token or b"", (view.deal_no, view.history))
+        return view
 
     # ------------------------------------------------------------------ seat calls
     async def act(self, request: M.ActRequest) -> M.ActResponse:

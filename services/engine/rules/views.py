@@ -138,8 +138,12 @@ class SeatView:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> SeatView:
-        """The view of :meth:`to_dict`'s output (as the engine sends it in ``view_json``)."""
+    def from_dict(
+        cls, data: Mapping[str, Any], history_before: tuple[Action, ...] = ()
+    ) -> SeatView:
+        """The view of :meth:`to_dict`'s output (as the engine sends it in ``view_json``).
+        ``history_before``: the deal's actions before those of ``data["history"]``, for a
+        caller that keeps the deal's history and asked only for what changed since."""
         room = Room.from_dict(data["room"])
         v = room.variant_for(data["variant"])
         last = None
@@ -167,7 +171,7 @@ class SeatView:
             shown_hand=_cards(data["shown_hand"]),
             last=last,
             last_seat=data["last_seat"],
-            history=tuple(map(memo_action_from_dict, data["history"])),
+            history=history_before + tuple(map(memo_action_from_dict, data["history"])),
             autoplay=tuple(data["autoplay"]),
             must_bid=data["must_bid"],
             must_hold=None if must_hold is None else parse_cards(must_hold)[0],
