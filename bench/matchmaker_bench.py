@@ -54,8 +54,11 @@ SEAT_GOAL_S = 5.0
 ACT_P99_GOAL_MS = 50.0
 #: The load of the Act latency run, as a share of the measured top rate.
 LOAD_SHARE = 0.7
-#: Tables with a human playing his own turns during that run.
-HUMAN_TABLES = 8
+#: Seconds of the short run that sizes that load.
+CALIBRATE_S = 3.0
+#: Tables with a human playing his own turns during that run (each acts about once a
+#: second: the bots' think time).
+HUMAN_TABLES = 16
 #: The easy bot plays the engine's own auto-play policy: the figure is the matchmaker's cost,
 #: not a bot's thinking (the bots section times that).
 BOT_LEVEL = "easy"
@@ -147,12 +150,34 @@ async def warm_up(ready: Callable[[], bool], cap_s: float = 20.0) -> None:
     await asyncio.sleep(0.5)
 
 
+async def sit_alone(stub: Any, player: str, timers: M.Timers) -> M.Ticket:
+    """``player`` enqueued and seated at a table of his own with two bots.  A private code
+    keeps him alone: tickets that wait in one pool together are seated together, and a
+    table of three auto-play humans would have no bot (and no think time) to measure."""
+    ticket: M.Ticket = await stub.Enqueue(M.EnqueueRequest(
+        player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers,
+        bot_level=BOT_LEVEL, private_code=player))  # fmt: skip
+    while ticket.state != M.TICKET_STATE_SEATED:
+        await asyncio.sleep(0.02)
+        ticket = await stub.GetTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id))
+    return ticket
+
+
+async def leave_all(stub: Any, tables_of: dict[str, str]) -> None:
+    """Every player leaves his table (an escape ends a running game; the table, left without
+    a human, closes), so that no bot of a finished run loads the next one."""
+    for player, table_id in tables_of.items():
+        with contextlib.suppress(grpc.RpcError):
+            await stub.LeaveTable(M.LeaveTableRequest(table_id=table_id, player_id=player))
+
+
 async def matchmaker_rate(
     target: str, duration: float, tables: int, pid: int = 0
 ) -> tuple[float, int, float]:
     """Apply calls/s the matchmaker makes for ``tables`` auto-played tables; games ended;
     the matchmaker process's CPU milliseconds per action (0 when not measurable)."""
     games = started = 0
+    tables_of: dict[str, str] = {}
     timers = M.Timers(bot_think_ms=0, turn_ms=60_000, bid_ms=60_000, start_ms=600_000)
     async with grpc.aio.insecure_channel(target) as channel:
         stub: Any = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)  # type: ignore[no-untyped-call]
@@ -161,13 +186,9 @@ async def matchmaker_rate(
         async def table(i: int) -> None:
             nonlocal games, started
             player = f"bench-{i}"
-            ticket = await stub.Enqueue(M.EnqueueRequest(
-                player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers,
-                bot_level=BOT_LEVEL))  # fmt: skip
-            while ticket.state != M.TICKET_STATE_SEATED:
-                await asyncio.sleep(0.02)
-                ticket = await stub.GetTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id))
-            ids = {"table_id": ticket.table_id, "player_id": player}
+            ticket = await sit_alone(stub, player, timers)
+            tables_of[player] = ticket.table_id
+            ids: dict[str, Any] = {"table_id": ticket.table_id, "player_id": player}
             stream = stub.Subscribe(M.SubscribeRequest(**ids))
             await stub.Ready(M.ReadyRequest(**ids))
             async for ev in stream:
@@ -195,17 +216,21 @@ async def matchmaker_rate(
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await leave_all(stub, tables_of)
     return applied / elapsed, ended, 1000 * cpu / max(applied, 1)
 
 
 async def act_latency(
-    target: str, duration: float, tables: int, humans: int, think_ms: int
+    target: str, duration: float, tables: int, humans: int, think_ms: int, tag: str = "load"
 ) -> tuple[float, list[float]]:
     """A human seat's Act latency under load: ``tables`` bot tables as in
     :func:`matchmaker_rate` but with bots thinking ``think_ms`` (the load), beside ``humans``
     tables where a human plays his own turns (GetHint, then a timed Act) with the same bots.
-    The actions/s the matchmaker applied meanwhile, and the Act times (seconds)."""
+    The actions/s the matchmaker applied meanwhile, and the Act times (seconds).  ``tag``
+    names the players (a run after another needs players of its own); every one leaves his
+    table at the end, so that its bots stop and load no later run."""
     times: list[float] = []
+    tables_of: dict[str, str] = {}
     started = 0
     timers = M.Timers(bot_think_ms=think_ms, turn_ms=60_000, bid_ms=60_000, start_ms=600_000)
     async with grpc.aio.insecure_channel(target) as channel:
@@ -215,15 +240,11 @@ async def act_latency(
 
         async def seat(i: int, human: bool) -> None:
             nonlocal started
-            player = f"load-{'h' if human else 'b'}{i}"
-            ticket = await stub.Enqueue(M.EnqueueRequest(
-                player_id=player, variant=VARIANT, bot_fill_after_ms=0, timers=timers,
-                bot_level=BOT_LEVEL))  # fmt: skip
-            while ticket.state != M.TICKET_STATE_SEATED:
-                await asyncio.sleep(0.02)
-                ticket = await stub.GetTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id))
+            player = f"{tag}-{'h' if human else 'b'}{i}"
+            ticket = await sit_alone(stub, player, timers)
             mine = ticket.seats[0]
-            ids = {"table_id": ticket.table_id, "player_id": player}
+            tables_of[player] = ticket.table_id
+            ids: dict[str, Any] = {"table_id": ticket.table_id, "player_id": player}
             stream = stub.Subscribe(M.SubscribeRequest(**ids))
             await stub.Ready(M.ReadyRequest(**ids))
             async for ev in stream:
@@ -257,6 +278,7 @@ async def act_latency(
         for t in tasks:
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await leave_all(stub, tables_of)
     return applied / elapsed, times
 
 
@@ -291,7 +313,9 @@ def seating_time(db_url: str, tickets: int = 1000) -> float:
     return elapsed
 
 
-def run_backend(name: str, db_url: str, duration: float, tables: int) -> dict[str, Any]:
+def run_backend(
+    name: str, db_url: str, duration: float, tables: int, act_s: float
+) -> dict[str, Any]:
     upgrade(db_url)
     if replay_url(db_url) != db_url:
         upgrade(replay_url(db_url))
@@ -319,8 +343,16 @@ def run_backend(name: str, db_url: str, duration: float, tables: int) -> dict[st
             players = rules.variant(VARIANT).players
             per_think = players / (players - 1)
             think_ms = int(1000 * tables * per_think / (LOAD_SHARE * max(mm, 1.0)))
+            # That first guess overshoots (80-93% of the rate, not 70%: the human tables
+            # add theirs, and a bot's think time starts before its turn's step is done): a
+            # short run at it, then the think time scaled by the share of the rate it gave.
+            progress(f"matchmaker: {name}: sizing the ~70% load (bots think {think_ms} ms)")
+            sized, _ = asyncio.run(
+                act_latency(target, CALIBRATE_S, tables, HUMAN_TABLES, think_ms, "sizing")
+            )
+            think_ms = max(1, round(think_ms * sized / max(mm, 1.0) / LOAD_SHARE))
             progress(f"matchmaker: {name}: a human's Act at ~70% load (bots think {think_ms} ms)")
-            load, times = asyncio.run(act_latency(target, duration, tables, HUMAN_TABLES, think_ms))
+            load, times = asyncio.run(act_latency(target, act_s, tables, HUMAN_TABLES, think_ms))
         finally:
             proc.terminate()
             proc.wait(15)
@@ -333,11 +365,12 @@ def run_backend(name: str, db_url: str, duration: float, tables: int) -> dict[st
 
 def matchmaker_section(ctx: Context) -> list[BenchTable]:
     duration = 3.0 if ctx.quick else 8.0
+    act_s = 5.0 if ctx.quick else 20.0  # a person acts about once a second: 300+ Acts
     tables = 48
     rows = []
     with backends() as found:
         for backend in found:
-            rows.append(run_backend(backend.name, backend.url, duration, tables))
+            rows.append(run_backend(backend.name, backend.url, duration, tables, act_s))
     table = BenchTable(
         "Matchmaker: bot tables end to end, next to the engine's own Apply rate (same run)",
         ["backend", "engine Apply/s", "matchmaker actions/s", "ratio", "mm CPU ms/action",
@@ -354,11 +387,13 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
         f"{VARIANT}; {ENGINE_GAMES} games at once for the engine (one Apply per action), "
         f"{tables} tables (one auto-play human, two {BOT_LEVEL} bots thinking 0 s) for the "
         "matchmaker, "
-        f"{duration:g} s each; engine, replay and matchmaker as their own one-worker processes "
+        f"{duration:g} s each (the Act latency {act_s:g} s); engine, replay and matchmaker as "
+        "their own one-worker processes "
         "(on SQLite, replay in a file of its own: one file has one writer at a time).  A "
         "matchmaker action is the bot's choice from its seat view (a GetSeatView unless the "
         "last Apply predicted it), an Apply and one conditional write (events, outbox).  "
-        "Load: the same bot tables with a think time sized for ~70% of the measured rate, "
+        "Load: the same bot tables with a think time sized for ~70% of the measured rate (a "
+        f"first guess, then scaled by the share a {CALIBRATE_S:g} s run at it gave), "
         f"beside {HUMAN_TABLES} tables where a human plays his turns (GetHint, then the timed "
         "Act).  Seating: one pass over 1,000 queued tickets of one pool.  Goals: ratio ≥ "
         f"{RATIO_GOAL}×; Act p99 < {ACT_P99_GOAL_MS:g} ms at ~70% load; seating < "
@@ -369,4 +404,4 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
 
 if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as tmp:
-        print(run_backend("SQLite", f"sqlite:///{tmp}/b.sqlite3", 3.0, 16))
+        print(run_backend("SQLite", f"sqlite:///{tmp}/b.sqlite3", 3.0, 16, 5.0))
