@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from services.engine import rules
 from services.engine.rules import Card, CardParseError, format_cards, parse_cards
+from services.engine.rules import cards as cards_module
 
 RANKS = list("3456789TJQKA2")
 
@@ -101,6 +102,22 @@ card_lists = st.lists(st.sampled_from(rules.CARDS), max_size=40)
 @given(card_lists, st.sampled_from(["", " ", ", "]))
 def test_parse_after_format_is_identity(cards: list[Card], sep: str) -> None:
     assert parse_cards(format_cards(cards, sep)) == tuple(cards)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="3456789TtJjQqKkAa210SsHhCcDdBbRr ,", max_size=24))
+def test_the_fast_reading_of_run_together_names_agrees_with_the_general_one(text: str) -> None:
+    # parse_cards reads format_cards' form two characters at a time; whatever it accepts so
+    # must read the same as the general reading, and whatever that refuses it refuses too.
+    try:
+        general: tuple[Card, ...] | str = cards_module._parse_spelled(text)
+    except CardParseError as exc:
+        general = str(exc)
+    try:
+        fast: tuple[Card, ...] | str = parse_cards(text)
+    except CardParseError as exc:
+        fast = str(exc)
+    assert fast == general
 
 
 @settings(max_examples=100, deadline=None)
