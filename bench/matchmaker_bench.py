@@ -40,6 +40,7 @@ from services.common.wire import (
     matchmaker_pb2_grpc,
 )
 from services.engine import rules, tokens
+from services.matchmaker.service import config_of
 from services.matchmaker.store import Store
 
 from .common import Context, fmt_rate, fmt_ratio, progress
@@ -292,14 +293,9 @@ def p99_ms(times: list[float]) -> float:
 def seating_time(db_url: str, tickets: int = 1000) -> float:
     """Seconds one seating pass takes over ``tickets`` queued tickets of one pool."""
     store = Store(make_engine(db_url))
-    config = {
-        "variant": VARIANT, "players": 3,
-        "room": {"stake": 1, "max_multiplier": None, "escape_multiplier": None,
-                 "overrides_json": "{}"},
-        "timers": {"bid_ms": 30000, "turn_ms": 30000, "start_ms": 30000, "grace_ms": 60000,
-                   "bot_think_ms": 1000},
-        "bot_level": "normal", "private_code": "seating-bench",
-    }  # fmt: skip
+    config, _ = config_of(
+        M.EnqueueRequest(variant=VARIANT, bot_level="normal", private_code="seating-bench")
+    )
     pool = ""
     for i in range(tickets):
         row, _ = store.enqueue(player_id=f"seat-{i}", players=[f"seat-{i}"], config=config,

@@ -16,11 +16,13 @@ from sqlalchemy import insert, inspect, text
 from services.common.db import make_engine
 from services.common.migrate import downgrade, upgrade
 from services.common.settings import SettingsError
-from services.common.wire import common_pb2, replay_pb2
+from services.common.wire import common_pb2, matchmaker_pb2, replay_pb2
 from services.matchmaker.models import metadata, outbox
 from services.matchmaker.server import OUTBOX_GATHER_ENV, MatchmakerConfig
+from services.matchmaker.service import config_of
 from services.matchmaker.store import Store, Write, now_ms
 
+M = matchmaker_pb2
 INDEX = "ix_mm_outbox_game_id_id"
 
 
@@ -126,14 +128,7 @@ def test_a_games_rows_are_found_through_the_index(db_url: str) -> None:
 
 def a_table(store: Store) -> str:
     """A table of three players formed by the store's own seating."""
-    config = {
-        "variant": "doudizhu3", "players": 3,
-        "room": {"stake": 1, "max_multiplier": None, "escape_multiplier": None,
-                 "overrides_json": "{}"},
-        "timers": {"bid_ms": 30000, "turn_ms": 30000, "start_ms": 30000, "grace_ms": 60000,
-                   "bot_think_ms": 0},
-        "bot_level": "easy", "private_code": "outbox-test",
-    }  # fmt: skip
+    config, _ = config_of(M.EnqueueRequest(variant="doudizhu3", private_code="outbox-test"))
     pool = ""
     for i in range(3):
         row, _ = store.enqueue(player_id=f"p{i}", players=[f"p{i}"], config=config,
