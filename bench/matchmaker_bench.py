@@ -76,8 +76,9 @@ def replay_url(db_url: str) -> str:
 
 
 @contextlib.contextmanager
-def services(db_url: str) -> Iterator[tuple[str, str]]:
-    """Engine and replay processes (one worker each) on free ports."""
+def services(db_url: str, pids: dict[str, int] | None = None) -> Iterator[tuple[str, str]]:
+    """Engine and replay processes (one worker each) on free ports; their process ids go
+    into ``pids`` ("engine", "replay") when given."""
     env = dict(os.environ)
     env[tokens.ENV_VAR] = tokens.format_keys({"bench": tokens.new_key()})
     env["CARDROOM_DATABASE_URL"] = replay_url(db_url)
@@ -91,6 +92,8 @@ def services(db_url: str) -> Iterator[tuple[str, str]]:
                    "--workers", "1", "--no-access-log"]  # fmt: skip
             proc = subprocess.Popen(cmd, env=env, stderr=subprocess.DEVNULL)
             procs.append(proc)
+            if pids is not None:
+                pids[name] = proc.pid
             targets.append(f"127.0.0.1:{port}")
             _wait_healthy(targets[-1], proc)
         yield targets[0], targets[1]
@@ -173,10 +176,13 @@ async def leave_all(stub: Any, tables_of: dict[str, str]) -> None:
 
 
 async def matchmaker_rate(
-    target: str, duration: float, tables: int, pid: int = 0
-) -> tuple[float, int, float]:
+    target: str, duration: float, tables: int, pids: dict[str, int] | None = None
+) -> tuple[float, int, dict[str, float]]:
     """Apply calls/s the matchmaker makes for ``tables`` auto-played tables; games ended;
-    the matchmaker process's CPU milliseconds per action (0 when not measurable)."""
+    the CPU milliseconds per action of each process of ``pids`` (name -> pid; 0 where not
+    measurable).  CPU per action compares two builds more steadily than actions/s: this
+    machine's speed drifts by a fifth within minutes, and both move with it."""
+    pids = pids or {}
     games = started = 0
     tables_of: dict[str, str] = {}
     timers = M.Timers(bot_think_ms=0, turn_ms=60_000, bid_ms=60_000, start_ms=600_000)
@@ -207,10 +213,11 @@ async def matchmaker_rate(
         await warm_up(lambda: started >= tables)  # tables form and their first games start
         status = M.GetStatusRequest()
         before = (await stub.GetStatus(status)).actions_applied
-        games_before, start, cpu = games, time.monotonic(), cpu_s(pid)
+        games_before, start = games, time.monotonic()
+        cpu = {name: cpu_s(pid) for name, pid in pids.items()}
         await asyncio.sleep(duration)
         applied = (await stub.GetStatus(status)).actions_applied - before
-        cpu = cpu_s(pid) - cpu
+        cpu = {name: cpu_s(pid) - cpu[name] for name, pid in pids.items()}
         ended = games - games_before
         elapsed = time.monotonic() - start
         stop.set()
@@ -218,7 +225,7 @@ async def matchmaker_rate(
             t.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await leave_all(stub, tables_of)
-    return applied / elapsed, ended, 1000 * cpu / max(applied, 1)
+    return applied / elapsed, ended, {n: 1000 * c / max(applied, 1) for n, c in cpu.items()}
 
 
 async def act_latency(
@@ -315,7 +322,8 @@ def run_backend(
     upgrade(db_url)
     if replay_url(db_url) != db_url:
         upgrade(replay_url(db_url))
-    with services(db_url) as (engine_target, replay_target):
+    pids: dict[str, int] = {}
+    with services(db_url, pids) as (engine_target, replay_target):
         progress(f"matchmaker: {name}: engine Apply rate, {ENGINE_GAMES} games at once")
         engine = asyncio.run(engine_rate(engine_target, duration, ENGINE_GAMES))
         port = _free_port()
@@ -331,17 +339,16 @@ def run_backend(
             target = f"127.0.0.1:{port}"
             _wait_healthy(target, proc)
             progress(f"matchmaker: {name}: {tables} bot tables through the matchmaker")
-            mm, games, cpu_ms = asyncio.run(matchmaker_rate(target, duration, tables, proc.pid))
+            pids["matchmaker"] = proc.pid
+            mm, games, cpu_ms = asyncio.run(matchmaker_rate(target, duration, tables, pids))
             # ~70% of that load: each bot table slowed by a think time to 0.7 of its share.
             # Only the two bots think; the auto-play seat moves at once, so a table makes
-            # players / bots actions per think time (sized as one, the load came out at
-            # 91–96% of the rate instead of 70%).
+            # players / bots actions per think time.
             players = rules.variant(VARIANT).players
             per_think = players / (players - 1)
             think_ms = int(1000 * tables * per_think / (LOAD_SHARE * max(mm, 1.0)))
-            # That first guess overshoots (80-93% of the rate, not 70%: the human tables
-            # add theirs, and a bot's think time starts before its turn's step is done): a
-            # short run at it, then the think time scaled by the share of the rate it gave.
+            # That first guess overshoots (the human tables add load of their own): a short
+            # run at it, then the think time scaled by the share of the rate it gave.
             progress(f"matchmaker: {name}: sizing the ~70% load (bots think {think_ms} ms)")
             sized, _ = asyncio.run(
                 act_latency(target, CALIBRATE_S, tables, HUMAN_TABLES, think_ms, "sizing")
@@ -359,6 +366,11 @@ def run_backend(
             "acts": len(times)}  # fmt: skip
 
 
+def cpu_text(cpu_ms: dict[str, float]) -> str:
+    """The CPU per action of the matchmaker, the engine and replay: ``2.05/0.98/0.41``."""
+    return "/".join(f"{cpu_ms.get(name, 0.0):.2f}" for name in ("matchmaker", "engine", "replay"))
+
+
 def matchmaker_section(ctx: Context) -> list[BenchTable]:
     duration = 3.0 if ctx.quick else 8.0
     act_s = 5.0 if ctx.quick else 20.0  # a person acts about once a second: 300+ Acts
@@ -369,13 +381,14 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
             rows.append(run_backend(backend.name, backend.url, duration, tables, act_s))
     table = BenchTable(
         "Matchmaker: bot tables end to end, next to the engine's own Apply rate (same run)",
-        ["backend", "engine Apply/s", "matchmaker actions/s", "ratio", "mm CPU ms/action",
+        ["backend", "engine Apply/s", "matchmaker actions/s", "ratio",
+         "CPU ms/action (mm/engine/replay)",
          "games", "load (of max)", "Act p99 ms (n)", "seat 1,000 s"],
     )  # fmt: skip
     for r in rows:
         table.rows.append([
             r["backend"], fmt_rate(r["engine"]), fmt_rate(r["mm"]),
-            fmt_ratio(r["mm"] / r["engine"]), f"{r['cpu_ms']:.1f}", str(r["games"]),
+            fmt_ratio(r["mm"] / r["engine"]), cpu_text(r["cpu_ms"]), str(r["games"]),
             f"{fmt_rate(r['load'])} ({r['load'] / max(r['mm'], 1.0):.0%})",
             f"{r['act_p99']:.1f} ({r['acts']})", f"{r['seat_s']:.2f}",
         ])  # fmt: skip
