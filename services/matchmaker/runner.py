@@ -730,10 +730,11 @@ class Runner:
         # transaction a pass, not one a game).
         done: list[int] = []
 
-        async def deliver(game_rows: list[Any]) -> None:
+        async def deliver(game_rows: list[Any]) -> Unreachable | None:
             """The game's claimed rows as one append (their events are consecutive); after a
             SEQ_CONFLICT (an earlier attempt was stored but not yet deleted here, or another
-            instance delivered) the rows replay already holds are dropped."""
+            instance delivered) the rows replay already holds are dropped.  The error when
+            replay did not answer."""
             requests = [replay_pb2.AppendEventsRequest.FromString(r.body) for r in game_rows]
             merged = replay_pb2.AppendEventsRequest(
                 game_id=requests[0].game_id,
@@ -747,9 +748,8 @@ class Runner:
                 await self.replay.append(merged)
                 self.replay_ok = True
                 done.extend(r.id for r in game_rows)
-                return
+                return None
             except ServiceError as exc:
-                error: Exception = exc
                 if exc.reason == ServiceReason.SEQ_CONFLICT:
                     with contextlib.suppress(Unreachable, ServiceError):
                         head = await self.replay.head_seq(first.game_id)
@@ -759,10 +759,16 @@ class Runner:
                         ]  # fmt: skip
                         if stored:
                             done.extend(stored)
-                            return
+                            return None
+                await back_off(game_rows, exc)
+                return None
             except Unreachable as exc:
                 self.replay_ok = False
-                error = exc
+                await back_off(game_rows, exc)
+                return exc
+
+        async def back_off(game_rows: list[Any], error: Exception) -> None:
+            first = game_rows[0]
             attempts = first.attempts + 1
             delay = min(
                 self.settings.backoff_cap_ms, self.settings.backoff_ms * 2 ** min(attempts - 1, 16)
@@ -775,7 +781,21 @@ class Runner:
             await self.db(self.store.retry_later, first.game_id, first.id, attempts, delay,
                           str(error))  # fmt: skip
 
-        await asyncio.gather(*(deliver(g) for g in by_game.values()))
+        # One append in flight, the games in the order they were claimed (oldest first).
+        # Replay re-executes and commits each append in turn on one worker: appends sent at
+        # once only waited there, in threads contending for its interpreter and for the
+        # database, in bursts that a person's Act queued behind.  A pass in turn also takes
+        # longer, and the next one finds more of each game's actions to send in one append.
+        # Measured in the bench's bot tables on PostgreSQL (alternated runs): replay's CPU
+        # per action 0.39-0.42 -> 0.23-0.26 ms, actions/s +15%, a person's Act p99 at ~70%
+        # load 75-94 -> 40-57 ms.  A replay that does not answer costs a pass one call's
+        # timeout, not one per game: the games after it back off untried.
+        down: Unreachable | None = None
+        for game_rows in by_game.values():
+            if down is None:
+                down = await deliver(game_rows)
+            else:
+                await back_off(game_rows, down)
         if done:
             await self.db(self.store.delivered, done)
         return len(by_game) >= games

@@ -4,20 +4,24 @@ earlier one (on SQLite and PostgreSQL, two Stores standing for two instances).""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from typing import Any
 
+import grpc
 import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import insert, inspect, text
+from sqlalchemy import insert, inspect, select, text
 
 from services.common.db import make_engine
 from services.common.migrate import downgrade, upgrade
 from services.common.settings import SettingsError
 from services.common.wire import common_pb2, matchmaker_pb2, replay_pb2
+from services.matchmaker.clients import Engine, Replay
 from services.matchmaker.models import metadata, outbox
+from services.matchmaker.runner import Runner
 from services.matchmaker.server import OUTBOX_GATHER_ENV, MatchmakerConfig
 from services.matchmaker.service import config_of
 from services.matchmaker.store import Store, Write, now_ms
@@ -35,9 +39,9 @@ def stores(db_url: str) -> Iterator[tuple[Store, Store]]:
     b.close()
 
 
-def add(store: Store, game_id: str, first_seq: int) -> None:
+def add(store: Store, game_id: str, first_seq: int, body: bytes = b"") -> None:
     now = now_ms()
-    row = {"game_id": game_id, "first_seq": first_seq, "body": b"", "created_ms": now,
+    row = {"game_id": game_id, "first_seq": first_seq, "body": body, "created_ms": now,
            "next_try_ms": now, "attempts": 0}  # fmt: skip
     store.run(lambda conn: conn.execute(insert(outbox), [row]))
 
@@ -167,3 +171,44 @@ def test_the_gather_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setenv(OUTBOX_GATHER_ENV, bad)
         with pytest.raises(SettingsError, match=OUTBOX_GATHER_ENV):
             MatchmakerConfig.from_env()
+
+
+def test_a_replay_that_does_not_answer_costs_a_pass_one_call(db_url: str) -> None:
+    """The outbox sends one append at a time, oldest game first; when replay does not answer
+    (a hung process, a black-holed address), the pass waits out that one call's timeout and
+    every later game of the pass backs off untried, not each after a timeout of its own."""
+    upgrade(db_url)
+    store = Store(make_engine(db_url))
+    for game in ("g1", "g2", "g3"):
+        add(store, game, 1, append_of(game, 1).SerializeToString())
+    asked: list[str] = []
+
+    async def hang(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        asked.append(replay_pb2.AppendEventsRequest.FromString(request).game_id)
+        await asyncio.sleep(30)  # past the caller's timeout
+        return b""
+
+    async def main() -> None:
+        server = grpc.aio.server()
+        handler = grpc.method_handlers_generic_handler(
+            "cardroom.v1.ReplayService", {"AppendEvents": grpc.unary_unary_rpc_method_handler(hang)}
+        )
+        server.add_generic_rpc_handlers((handler,))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        runner = Runner(store, Engine("127.0.0.1:1"), Replay(f"127.0.0.1:{port}", timeout=0.5))
+        try:
+            assert await runner._outbox_once() is False
+            assert not runner.replay_ok
+        finally:
+            await server.stop(0)
+            await runner.close()
+
+    asyncio.run(main())
+    assert asked == ["g1"]
+    check = Store(make_engine(db_url))
+    rows = check.run(lambda conn: conn.execute(select(outbox).order_by(outbox.c.id)).all())
+    check.close()
+    now = now_ms()
+    assert [(r.game_id, r.attempts) for r in rows] == [("g1", 1), ("g2", 1), ("g3", 1)]
+    assert all(r.next_try_ms > now for r in rows), "a game was left due: tried again at once"
