@@ -25,7 +25,6 @@ allow every call (and log a warning saying so).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import signal
 import socket
@@ -37,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import FrameType
 
+from services.common.lifetime import die_with_parent
 from services.common.settings import ServerSettings, SettingsError, from_env
 
 #: Seconds the services get to answer health checks after they start.
@@ -118,15 +118,6 @@ def check_ports(services: Sequence[Service], settings: Sequence[ServerSettings])
 
 
 # --------------------------------------------------------------------------- processes
-def _die_with_parent() -> None:
-    """In the child, before exec: SIGTERM when the parent dies (Linux), so not even a
-    SIGKILL to ``make run`` leaves a service behind."""
-    with contextlib.suppress(Exception):
-        libc = ctypes.CDLL(None, use_errno=True)
-        pr_set_pdeathsig = 1
-        libc.prctl(pr_set_pdeathsig, signal.SIGTERM)
-
-
 def start(service: Service, peers: dict[str, str] | None = None) -> subprocess.Popen[bytes]:
     """``cardroom <service> serve``; ``peers`` are the CARDROOM_*_ADDR of the services it
     calls (the matchmaker calls the engine and replay started beside it)."""
@@ -137,7 +128,9 @@ def start(service: Service, peers: dict[str, str] | None = None) -> subprocess.P
     return subprocess.Popen(
         [sys.executable, "-m", "services", service.name, "serve"],
         env=env,
-        preexec_fn=_die_with_parent if sys.platform == "linux" else None,
+        # SIGTERM when this process dies, so not even a SIGKILL to ``make run`` leaves a
+        # service behind.
+        preexec_fn=die_with_parent if sys.platform == "linux" else None,
     )
 
 

@@ -47,6 +47,7 @@ from services.common.reasons import ServiceReason
 from . import logging as clog
 from . import metrics
 from .grpc_errors import invalid, to_status
+from .lifetime import die_with_parent
 from .settings import ServerSettings
 
 log = clog.get_logger("cardroom.server")
@@ -397,7 +398,9 @@ async def _serve_until_signal(
     await run_worker(spec, settings, reuse_port=reuse_port, stop=stop, freeze_heap=True)
 
 
-def _worker_main(spec: ServiceSpec, settings: ServerSettings) -> None:
+def _worker_main(spec: ServiceSpec, settings: ServerSettings, supervisor: int) -> None:
+    if not die_with_parent(supervisor):
+        return  # the supervisor died while this worker started: nobody would stop it
     clog.configure(settings.log_level, settings.log_format)
     asyncio.run(_serve_until_signal(spec, settings, reuse_port=True))
 
@@ -447,7 +450,9 @@ def _supervise(spec: ServiceSpec, settings: ServerSettings, workers: int) -> int
     signal.signal(signal.SIGINT, on_signal)
 
     def start() -> multiprocessing.process.BaseProcess:
-        proc = ctx.Process(target=_worker_main, args=(spec, settings), name=f"{spec.name}-worker")
+        proc = ctx.Process(
+            target=_worker_main, args=(spec, settings, os.getpid()), name=f"{spec.name}-worker"
+        )
         proc.start()
         return proc
 

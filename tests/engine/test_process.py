@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -138,3 +139,63 @@ def test_sigterm_shuts_down_gracefully(served: Served) -> None:
     assert time.monotonic() - start < 10
     assert b"no state token key configured" in err  # the generated key was announced
     assert err.count(b'"event": "stopped"') == 3  # both workers, then the supervisor
+
+
+def children_of(pid: int) -> list[int]:
+    """The live (not zombie) processes whose parent is ``pid`` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")
+def test_the_workers_end_with_a_killed_supervisor() -> None:
+    """SIGKILL to the supervisor (the OOM killer, kill -9) ends its workers too: orphaned,
+    they went on serving the port (SO_REUSEPORT) beside whatever was started there next."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "CARDROOM_ENGINE_KEYS"}
+    env["CARDROOM_LOG_FORMAT"] = "json"
+    env["CARDROOM_DATA_DIR"] = tempfile.mkdtemp(prefix="cardroom-engine-")
+    cmd = [sys.executable, "-m", "services", "engine", "serve", "--port", str(port)]
+    proc = subprocess.Popen([*cmd, "--workers", "2"], env=env, stderr=subprocess.PIPE)
+    stderr = StderrReader(proc)
+    target = f"127.0.0.1:{port}"
+    workers: list[int] = []
+    try:
+        wait_serving(target, proc)
+        stderr.wait_count(b'"event": "serving"', 2, timeout=30)
+        workers = children_of(proc.pid)
+        assert len(workers) >= 2, workers  # two workers (and multiprocessing's tracker)
+        proc.kill()
+        proc.wait()
+        deadline = time.monotonic() + 20
+        while any(alive(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [w for w in workers if alive(w)], stderr.text()[-2000:]
+        with grpc.insecure_channel(target) as channel:
+            health = health_pb2_grpc.HealthStub(channel)
+            with pytest.raises(grpc.RpcError) as info:
+                health.Check(health_pb2.HealthCheckRequest(), timeout=2)
+            assert info.value.code() == grpc.StatusCode.UNAVAILABLE  # nobody serves the port
+    finally:
+        for pid in [proc.pid, *workers]:  # whatever a failure left running
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        proc.wait()
