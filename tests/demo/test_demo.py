@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 
 from services import demo
 from services.common.settings import from_env
+from tests.procs import alive, children, wait_gone
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -39,23 +39,6 @@ def demo_env(
         CARDROOM_LOG_LEVEL="warning",
     )
     return env
-
-
-def children(pid: int) -> list[int]:
-    """The direct children of ``pid`` (Linux /proc)."""
-    found = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
-        found.extend(int(x) for x in text)
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has stopped
 
 
 @pytest.fixture
@@ -90,16 +73,6 @@ def running(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], list[int], 
         for pid in services:  # never leak a server into the next test
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
-
-
-def wait_gone(pids: list[int], timeout: float = 30.0) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        left = [p for p in pids if alive(p)]
-        if not left:
-            return []
-        time.sleep(0.1)
-    return [p for p in pids if alive(p)]
 
 
 def test_sigterm_to_the_main_process_stops_every_service(

@@ -19,6 +19,8 @@ import pytest
 from cardroom.v1 import engine_pb2, engine_pb2_grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from tests.procs import children, wait_gone
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -141,30 +143,6 @@ def test_sigterm_shuts_down_gracefully(served: Served) -> None:
     assert err.count(b'"event": "stopped"') == 3  # both workers, then the supervisor
 
 
-def children_of(pid: int) -> list[int]:
-    """The live (not zombie) processes whose parent is ``pid`` (Linux /proc)."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            found.append(int(entry))
-    return found
-
-
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 @pytest.mark.skipif(sys.platform != "linux", reason="PR_SET_PDEATHSIG is Linux's")
 def test_the_workers_end_with_a_killed_supervisor() -> None:
     """SIGKILL to the supervisor (the OOM killer, kill -9) ends its workers too: orphaned,
@@ -181,14 +159,11 @@ def test_the_workers_end_with_a_killed_supervisor() -> None:
     try:
         wait_serving(target, proc)
         stderr.wait_count(b'"event": "serving"', 2, timeout=30)
-        workers = children_of(proc.pid)
+        workers = children(proc.pid)
         assert len(workers) >= 2, workers  # two workers (and multiprocessing's tracker)
         proc.kill()
         proc.wait()
-        deadline = time.monotonic() + 20
-        while any(alive(w) for w in workers) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not [w for w in workers if alive(w)], stderr.text()[-2000:]
+        assert not wait_gone(workers, timeout=20), stderr.text()[-2000:]
         with grpc.insecure_channel(target) as channel:
             health = health_pb2_grpc.HealthStub(channel)
             with pytest.raises(grpc.RpcError) as info:
