@@ -21,22 +21,83 @@ DESCRIPTION = (
     "Zheng Shangyou.  Data goes to stdout, messages to stderr; bad input exits 2."
 )
 
+
+def _whole(lo: int, hi: int) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``lo`` to ``hi``; anything else is refused by
+    argparse naming the argument (exit 2), never discovered later as an overflow."""
+
+    def whole(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a whole number") from None
+        if not lo <= value <= hi:
+            raise argparse.ArgumentTypeError(f"must be {lo}–{hi:,}, not {one_line(text)}")
+        return value
+
+    return whole
+
+
+def _number(lo: float, hi: float) -> Callable[[str], float]:
+    """An argparse type: a finite number from ``lo`` to ``hi`` (no nan, no inf)."""
+
+    def number(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{one_line(text)!r} is not a number") from None
+        if not lo <= value <= hi:  # NaN fails this too
+            raise argparse.ArgumentTypeError(f"must be {lo:g}–{hi:g}, not {one_line(text)}")
+        return value
+
+    return number
+
+
+def _variant_name(text: str) -> str:
+    """An argparse type: a variant's name or alias (the rules are imported only to check)."""
+    from services.engine.rules import VariantError, variant
+
+    try:
+        variant(text)
+    except VariantError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+_PORT = _whole(0, 65535)
+_COUNT = _whole(1, 10_000_000)
+_PROCESSES = _whole(1, 256)
+_SECONDS = _number(0, 86_400)
+
 # name -> (handler "module:function", help, arguments as (flags, kwargs))
 _Arg = tuple[tuple[str, ...], dict[str, object]]
-_VARIANT: _Arg = (("--variant", "-v"), {"required": True, "help": "doudizhu3, doudizhu4, …"})
+_VARIANT: _Arg = (
+    ("--variant", "-v"),
+    {"required": True, "type": _variant_name, "help": "doudizhu3, doudizhu4, …"},
+)
+_OPTIONAL_VARIANT: _Arg = (
+    ("--variant", "-v"),
+    {"default": "doudizhu3", "type": _variant_name, "help": "doudizhu3 (default), …"},
+)
 
 # Flags of every `cardroom <service> serve`; unset flags keep the CARDROOM_* environment value
 # (services/common/settings.py).
 _SERVE: list[_Arg] = [
     (("--host",), {"help": "address to listen on (default 127.0.0.1)"}),
-    (("--port", "-p"), {"type": int, "help": "port (0 picks a free one)"}),
-    (("--workers", "-w"), {"type": int, "help": "worker processes (default: one per core)"}),
-    (("--grace",), {"dest": "grace_s", "type": float, "help": "shutdown grace in seconds"}),
+    (("--port", "-p"), {"type": _PORT, "help": "port (0 picks a free one)"}),
+    (
+        ("--workers", "-w"),
+        {"type": _whole(0, 256), "help": "worker processes (default 0: one per core)"},
+    ),
+    (
+        ("--grace",),
+        {"dest": "grace_s", "type": _number(0, 3600), "help": "shutdown grace in seconds"},
+    ),
     (("--tls-cert",), {"help": "PEM certificate file (needs --tls-key)"}),
     (("--tls-key",), {"help": "PEM private key file"}),
     (("--log-level",), {"help": "debug, info, warning or error"}),
     (("--log-format",), {"choices": ["auto", "json", "console"]}),
-    (("--metrics-port",), {"type": int, "help": "serve Prometheus metrics on this port"}),
+    (("--metrics-port",), {"type": _PORT, "help": "serve Prometheus metrics on this port"}),
     (
         ("--no-access-log",),
         {"dest": "access_log", "action": "store_const", "const": False, "help": "no line per call"},
@@ -80,21 +141,21 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "play N games with auto-bid and auto-play in every seat",
         [
             _VARIANT,
-            (("--games", "-n"), {"type": int, "default": 1000}),
+            (("--games", "-n"), {"type": _COUNT, "default": 1000}),
             (("--seed", "-s"), {"default": "cardroom"}),
             (("--records",), {"help": "write every game as a record (JSON lines) here"}),
         ],
     ),
     "arena": (
         "services.arena.cli:arena_main",
-        "two players over mirrored deals: win rate and score per role, 95% intervals",
+        "two players over mirrored deals: win rate and score per role, 95%% intervals",
         [
             _VARIANT,
             (("--a",), {"default": "hard", "help": "easy, normal or hard"}),
             (("--b",), {"default": "easy", "help": "easy, normal, hard or rlcard"}),
-            (("--deals", "-n"), {"type": int, "default": 200}),
+            (("--deals", "-n"), {"type": _whole(1, 1_000_000), "default": 200}),
             (("--seed", "-s"), {"default": "arena"}),
-            (("--workers", "-w"), {"type": int, "default": 1}),
+            (("--workers", "-w"), {"type": _PROCESSES, "default": 1}),
             (
                 ("--bidding",),
                 {"action": "store_true", "help": "real bidding, not a fixed landlord"},
@@ -132,7 +193,14 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "print a player credential (a JWT signed with CARDROOM_MATCHMAKER_JWT_KEY)",
         [
             (("player",), {"help": "the player id the token acts for"}),
-            (("--ttl",), {"type": int, "default": 3600, "help": "seconds it stays valid"}),
+            (
+                ("--ttl",),
+                {
+                    "type": _whole(1, 10 * 366 * 86_400),
+                    "default": 3600,
+                    "help": "seconds it stays valid",
+                },
+            ),
             (("--key",), {"help": "signing key (default CARDROOM_MATCHMAKER_JWT_KEY)"}),
         ],
     ),
@@ -141,10 +209,13 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "sit down against bots through a running matchmaker; the seat's stream on stdout",
         [
             (("--target", "-t"), {"default": "127.0.0.1:50053", "help": "matchmaker HOST:PORT"}),
-            (("--variant", "-v"), {"default": "doudizhu3"}),
+            _OPTIONAL_VARIANT,
             (("--player",), {"help": "your player id (default: a guest id)"}),
-            (("--games", "-n"), {"type": int, "default": 1}),
-            (("--think",), {"type": float, "default": 1.0, "help": "bots' think time, seconds"}),
+            (("--games", "-n"), {"type": _COUNT, "default": 1}),
+            (
+                ("--think",),
+                {"type": _number(0, 3600), "default": 1.0, "help": "bots' think time, seconds"},
+            ),
             (("--auto",), {"action": "store_true", "help": "play the engine's hint every turn"}),
         ],
     ),
@@ -152,7 +223,7 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "services.client.play:play_main",
         "play at a table against bots through the matchmaker, in the terminal",
         [
-            (("--variant", "-v"), {"default": "doudizhu3", "help": "doudizhu3 (default), …"}),
+            _OPTIONAL_VARIANT,
             (
                 ("--matchmaker", "-m"),
                 {"help": "matchmaker HOST:PORT (default CARDROOM_MATCHMAKER_ADDR, else :50053)"},
@@ -161,7 +232,7 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (
                 ("--wait-for-humans",),
                 {
-                    "type": float,
+                    "type": _number(0, 3600),
                     "default": 0.0,
                     "metavar": "S",
                     "help": "wait S seconds for people before bots fill (default: bots at once)",
@@ -190,7 +261,7 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (("--token",), {"help": "bearer token (default CARDROOM_CALL_TOKEN)"}),
             (
                 ("--timeout",),
-                {"type": float, "default": 0.0, "help": "seconds (default 30; streams none)"},
+                {"type": _SECONDS, "default": 0.0, "help": "seconds (default 30; streams none)"},
             ),
         ],
     ),
@@ -199,7 +270,7 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "step through a stored game from the replay service (terminal UI)",
         [
             _GAME_ID,
-            (("--seat",), {"type": int, "help": "show only what this seat saw"}),
+            (("--seat",), {"type": _whole(0, 3), "help": "show only what this seat saw"}),
             (
                 ("--replay", "-r"),
                 {"help": "replay HOST:PORT (default CARDROOM_REPLAY_ADDR, else :50052)"},
@@ -252,7 +323,10 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
                     "help": "check only this service (repeatable; default: all three)",
                 },
             ),
-            (("--timeout",), {"type": float, "default": 3.0, "help": "seconds per service"}),
+            (
+                ("--timeout",),
+                {"type": _number(0.001, 3600), "default": 3.0, "help": "seconds per service"},
+            ),
         ],
     ),
     "soak": (
@@ -264,19 +338,31 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
                 {"default": "127.0.0.1:50053", "help": "matchmakers HOST:PORT,…"},
             ),
             (("--replay",), {"default": "127.0.0.1:50052", "help": "replay HOST:PORT"}),
-            (("--players", "-n"), {"type": int, "default": 20, "help": "simulated humans"}),
-            (("--duration", "-d"), {"type": float, "default": 30.0, "help": "seconds"}),
-            (("--variant", "-v"), {"default": "doudizhu3"}),
-            (("--turn-ms",), {"type": int, "default": 1500, "help": "turn and bid timers"}),
-            (("--bot-think-ms",), {"type": int, "default": 50}),
+            (
+                ("--players", "-n"),
+                {"type": _whole(1, 100_000), "default": 20, "help": "simulated humans"},
+            ),
+            (
+                ("--duration", "-d"),
+                {"type": _number(0.001, 86_400), "default": 30.0, "help": "seconds"},
+            ),
+            _OPTIONAL_VARIANT,
+            (
+                ("--turn-ms",),
+                {"type": _whole(1, 86_400_000), "default": 1500, "help": "turn and bid timers"},
+            ),
+            (("--bot-think-ms",), {"type": _whole(0, 86_400_000), "default": 50}),
             (
                 ("--think-ms",),
                 {"default": "20-250", "help": "a scripted human's think time, LO-HI ms"},
             ),
-            (("--fill-ms",), {"type": int, "default": 300, "help": "bots fill a seat after"}),
+            (
+                ("--fill-ms",),
+                {"type": _whole(0, 86_400_000), "default": 300, "help": "bots fill a seat after"},
+            ),
             (("--solo",), {"action": "store_true", "help": "one human per table, bots the rest"}),
             (("--bot-level",), {"default": "easy", "help": "easy, normal or hard"}),
-            (("--drain",), {"type": float, "default": 60.0, "help": "seconds to finish games"}),
+            (("--drain",), {"type": _SECONDS, "default": 60.0, "help": "seconds to finish games"}),
             (("--seed", "-s"), {"default": "soak"}),
             (("--token",), {"help": "matchmaker backend token"}),
             (("--replay-token",), {"help": "replay reader token"}),
@@ -289,15 +375,28 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         [
             (("--target", "-t"), {"default": "127.0.0.1:50051", "help": "HOST:PORT"}),
             (("--rpc",), {"choices": ["apply", "baseline"], "default": "apply"}),
-            (("--concurrency", "-c"), {"type": int, "default": 32, "help": "calls in flight"}),
-            (("--duration", "-d"), {"type": float, "default": 10.0, "help": "seconds"}),
-            (("--processes",), {"type": int, "default": 2, "help": "client processes"}),
-            (("--variant", "-v"), {"default": "doudizhu3"}),
-            (("--rate",), {"type": float, "default": 0.0, "help": "total req/s; 0 = flat out"}),
+            (
+                ("--concurrency", "-c"),
+                {"type": _whole(1, 100_000), "default": 32, "help": "calls in flight"},
+            ),
+            (
+                ("--duration", "-d"),
+                {"type": _number(0.001, 86_400), "default": 10.0, "help": "seconds"},
+            ),
+            (("--processes",), {"type": _PROCESSES, "default": 2, "help": "client processes"}),
+            _OPTIONAL_VARIANT,
+            (
+                ("--rate",),
+                {
+                    "type": _number(0, 10_000_000),
+                    "default": 0.0,
+                    "help": "total req/s; 0 = flat out",
+                },
+            ),
             (
                 ("--max-error-rate",),
                 {
-                    "type": float,
+                    "type": _number(0, 1),
                     "default": 0.0,
                     "help": "share of failed calls tolerated before exit 1 (default 0)",
                 },
@@ -319,8 +418,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but its refusal is one bounded line, whatever the argument held."""
 
     def error(self, message: str) -> NoReturn:
-        self.print_usage(sys.stderr)
-        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)} (see {self.prog} --help)\n")
 
 
 class _Version(argparse.Action):
@@ -349,20 +447,56 @@ def build_parser() -> argparse.ArgumentParser:
             cmd = groups[group].add_parser(leaf, help=help_text, description=help_text)
         else:
             cmd = sub.add_parser(name, help=help_text, description=help_text)
-        cmd.set_defaults(_target=name)
+        cmd.set_defaults(_target=name, _parser=cmd)
         for flags, kwargs in args:
             cmd.add_argument(*flags, **kwargs)  # type: ignore[arg-type]
     return parser
 
 
+#: Control characters an argument may hold: a JSON body or a list of cards may span lines.
+_ALLOWED_CONTROLS = frozenset("\t\n\r")
+
+
+def _unusable_text(value: str) -> str | None:
+    """Why a command-line text cannot be used, or None: empty, not UTF-8 (Python keeps such
+    argv bytes as surrogates), or holding a NUL or another control character."""
+    if not value:
+        return "is empty"
+    if any("\ud800" <= ch <= "\udfff" for ch in value):
+        return "is not UTF-8 text"
+    if any(not ch.isprintable() and ch not in _ALLOWED_CONTROLS for ch in value):
+        return "holds a control character or NUL"
+    return None
+
+
+def unusable_argument(args: argparse.Namespace) -> str | None:
+    """Why one of the command's text arguments cannot be used, naming it as argparse does, or
+    None.  main() refuses such a command (exit 2) before it opens a file, a database or a
+    connection."""
+    parser: argparse.ArgumentParser = args._parser
+    for action in parser._actions:
+        value = getattr(args, action.dest, None)
+        for item in value if isinstance(value, list) else [value]:
+            why = _unusable_text(item) if isinstance(item, str) else None
+            if why:
+                return f"argument {'/'.join(action.option_strings) or action.dest}: {why}"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    target = COMMANDS[args._target][0]
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version or argparse's refusal: already said
+        return exc.code if isinstance(exc.code, int) else 2
+    command = args._target
+    unusable = unusable_argument(args)
+    if unusable:
+        return fail(command, unusable)
+    target = COMMANDS[command][0]
     module_name, func_name = target.split(":")
     handler: Callable[[argparse.Namespace], int] = getattr(
         importlib.import_module(module_name), func_name
     )
-    command = args._target
     try:
         return handler(args)
     except KeyboardInterrupt:

@@ -58,8 +58,8 @@ def run(
 
 
 def assert_clean(status: int, err: str, bad: bool = False) -> None:
-    """A clean answer: no traceback, no internal error, and for bad input exit 2 with one
-    line of reason (argparse adds its usage line above it)."""
+    """A clean answer: no traceback, no internal error, and for bad input exit 2 with
+    bounded lines of reason (one, but for commands that name each bad line of their input)."""
     assert "Traceback" not in err and "internal error" not in err, err[-2000:]
     assert status in ((2,) if bad else (0, 1, 2)), (status, err[-2000:])
     if status == 2:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import ssl
 from collections.abc import Mapping
 from typing import Any
 
@@ -112,6 +113,21 @@ def from_args(service: str, args: argparse.Namespace) -> ServerSettings:
     return settings
 
 
+def _check_tls_pair(cert: str, key: str) -> None:
+    """Load the pair as the standard library's TLS would, so a file that is not PEM (or a key
+    that does not match its certificate) is named now, not found by gRPC's bind as a bare
+    "Failed to bind" in every worker."""
+    try:
+        ssl.create_default_context(ssl.Purpose.CLIENT_AUTH).load_cert_chain(cert, key)
+    except ssl.SSLError as exc:
+        raise SettingsError(
+            f"TLS certificate {cert!r} and key {key!r} are not a PEM certificate and its "
+            f"private key ({exc.reason or exc})"
+        ) from None
+    except OSError as exc:
+        raise SettingsError(f"TLS files cannot be read: {exc.strerror}: {exc.filename!r}") from None
+
+
 def validate(s: ServerSettings) -> None:
     if not 0 <= s.port <= 65535:
         raise SettingsError(f"port {s.port} is out of range 0–65535")
@@ -119,8 +135,8 @@ def validate(s: ServerSettings) -> None:
         raise SettingsError(f"metrics port {s.metrics_port} is out of range 0–65535")
     if s.metrics_port and s.metrics_port == s.port:
         raise SettingsError("the metrics port must differ from the gRPC port")
-    if s.workers < 0:
-        raise SettingsError("workers must be ≥ 0 (0 = one per core)")
+    if not 0 <= s.workers <= 256:
+        raise SettingsError("workers must be 0–256 (0 = one per core)")
     if not 0 <= s.grace_s <= 3600:  # NaN fails this too
         raise SettingsError("the shutdown grace must be 0–3600 seconds")
     if s.max_message_bytes < 1024:
@@ -130,6 +146,8 @@ def validate(s: ServerSettings) -> None:
     for path in (s.tls_cert, s.tls_key):
         if path and not os.path.isfile(path):
             raise SettingsError(f"TLS file {path!r} does not exist")
+    if s.tls_cert and s.tls_key:
+        _check_tls_pair(s.tls_cert, s.tls_key)
     if s.log_level.lower() not in ("debug", "info", "warning", "error", "critical"):
         raise SettingsError("log level must be debug, info, warning or error")
     if s.log_format not in ("auto", "json", "console"):
