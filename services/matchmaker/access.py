@@ -81,6 +81,13 @@ def may_act(who: auth.Principal, player_id: str) -> None:
         raise auth.denied(f"a player credential acts only for {who.subject!r}")
 
 
+def may_act_for_one_of(who: auth.Principal, player_ids: Sequence[str]) -> None:
+    """PERMISSION_DENIED unless ``who`` may act for one of ``player_ids`` (a ticket's party:
+    each of them may cancel what holds them)."""
+    if who.role == PLAYER and who.subject not in player_ids:
+        raise auth.denied(f"a player credential acts only for {who.subject!r}")
+
+
 def operator(who: auth.Principal) -> None:
     if who.role == PLAYER:
         raise auth.denied("this call needs a backend credential")

@@ -15,10 +15,10 @@ from typing import Any
 import grpc
 from sqlalchemy.exc import DBAPIError
 
-from services.common import grpc_errors, limits
+from services.common import auth, grpc_errors, limits
 from services.common import logging as clog
 from services.common.db import database_unavailable
-from services.common.fields import room_of, variant_in_room
+from services.common.fields import json_object, room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed, invalid, missing
 from services.common.reasons import ServiceReason
 from services.common.server import add_service
@@ -183,8 +183,9 @@ def config_of(request: M.EnqueueRequest) -> tuple[dict[str, Any], rules.Variant]
         "escape_multiplier": request.room.escape_multiplier
         if request.room.HasField("escape_multiplier")
         else None,
+        # Blank is {} (as room_of read it); room_of has refused any other bad JSON by name.
         "overrides_json": json.dumps(
-            json.loads(request.room.overrides_json or "{}"), sort_keys=True
+            json_object(request.room.overrides_json, "room.overrides_json"), sort_keys=True
         ),
     }
     config = {
@@ -221,7 +222,14 @@ class MatchmakerServicer:
     @rpc
     async def Enqueue(self, request: M.EnqueueRequest, context: Any) -> M.Ticket:
         player = limits.player_id(request.player_id, "player_id")
-        self.who(context, player)
+        who = self.who(context, player)
+        if request.party and who.role == acc.PLAYER:
+            # Naming others would hold their places in the queue (or seat them) without them:
+            # friends sit together through private_code, each with their own credential.
+            raise auth.denied(
+                "a player credential enqueues only its own player: leave party empty and "
+                "share a private_code instead"
+            )
         players = [player]
         for i, p in enumerate(request.party):
             limits.player_id(p, f"party[{i}]")
@@ -247,7 +255,7 @@ class MatchmakerServicer:
             fill = -1 if config["private_code"] else DEFAULT_BOT_FILL_MS
         fill = max(-1, min(fill, MAX_TIMER_MS))
         try:
-            row, _replayed = await self.runner.db(
+            row, replayed = await self.runner.db(
                 self.store.enqueue,
                 player_id=player,
                 players=players,
@@ -262,9 +270,10 @@ class MatchmakerServicer:
                 grpc.StatusCode.ALREADY_EXISTS, reason,
                 f"{exc.player_id!r} already holds a {'seat' if exc.seated else 'ticket'}",
             ) from None  # fmt: skip
-        if row["player_id"] != player:
+        if replayed and (row["players"] != players or row["config"] != config):
             raise failed(
-                ServiceReason.REQUEST_ID_REUSED, "this request id was used for another player"
+                ServiceReason.REQUEST_ID_REUSED,
+                "this request id was used for another Enqueue (another player, party or table)",
             )
         if row["state"] == "queued":
             await self.runner.seat(row["pool"])
@@ -278,7 +287,8 @@ class MatchmakerServicer:
         row = await self.runner.db(self.store.ticket, ticket_id, ttl)
         if row is None:
             raise not_found(ServiceReason.TICKET_NOT_FOUND, f"no ticket {ticket_id!r}")
-        self.who(context, row["player_id"])
+        # Every player a ticket holds may read and cancel it, not only the one who asked.
+        acc.may_act_for_one_of(self.who(context), row["players"])
         return row
 
     @rpc

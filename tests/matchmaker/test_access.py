@@ -75,3 +75,29 @@ def test_the_cli_mints_a_token_the_server_accepts(
     request = M.EnqueueRequest(player_id="carol", variant="zsy1", bot_fill_after_ms=-1)
     assert reason(stub.Enqueue, request, token) == "OK"
     assert cli.token_main(argparse.Namespace(player="carol", ttl=60, key="short")) == 2
+
+
+def test_a_player_credential_enqueues_only_itself(guarded: Cluster) -> None:
+    """The probe's lock-out: alice's JWT named carol in a party with a private code, and
+    carol could neither enqueue nor cancel for as long as alice kept the ticket alive."""
+    stub = guarded.mm()
+    alice, carol = mint("alice", KEY), mint("carol", KEY)
+    trap = M.EnqueueRequest(
+        player_id="alice", party=["carol"], variant="ddz3", private_code="trap",
+        bot_fill_after_ms=-1,
+    )  # fmt: skip
+    assert reason(stub.Enqueue, trap, alice) == "PERMISSION_DENIED"
+    own = M.EnqueueRequest(player_id="carol", variant="ddz3", bot_fill_after_ms=-1)
+    assert reason(stub.Enqueue, own, carol) == "OK"
+    # A back end may still seat a party; each of its players may read and cancel the ticket.
+    party = M.EnqueueRequest(player_id="dave", party=["erin"], variant="ddz4", bot_fill_after_ms=-1)
+    ticket = stub.Enqueue(party, metadata=bearer(BACKEND), timeout=10)
+    cancel = M.CancelTicketRequest(ticket_id=ticket.ticket_id)
+    assert reason(stub.GetTicket, M.GetTicketRequest(ticket_id=ticket.ticket_id), carol) == (
+        "PERMISSION_DENIED"
+    )
+    assert reason(stub.CancelTicket, cancel, carol) == "PERMISSION_DENIED"
+    assert reason(stub.CancelTicket, cancel, mint("erin", KEY)) == "OK"
+    assert reason(stub.Enqueue, M.EnqueueRequest(player_id="erin", variant="zsy1"), mint(
+        "erin", KEY
+    )) == "OK"  # fmt: skip

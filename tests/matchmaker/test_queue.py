@@ -197,3 +197,33 @@ def test_an_unknown_bot_level_is_refused_not_played_as_easy(cluster: Cluster) ->
     ok = stub.Enqueue(M.EnqueueRequest(player_id="zoe", variant="ddz3", bot_level="hard",
                                        bot_fill_after_ms=-1), timeout=10)  # fmt: skip
     assert ok.state == M.TICKET_STATE_QUEUED
+
+
+def test_blank_overrides_are_an_empty_room_and_bad_json_is_named(cluster: Cluster) -> None:
+    """The probe's INTERNAL: a room whose overrides_json was only whitespace."""
+    stub = cluster.mm()
+    for i, blank in enumerate([" ", "\n\t ", ""]):
+        ok = stub.Enqueue(M.EnqueueRequest(player_id=f"blank{i}", variant="ddz3",
+                          bot_fill_after_ms=-1, room=common_pb2.Room(overrides_json=blank)),
+                          timeout=10)  # fmt: skip
+        # All three ask for the same room, so the third completes a table.
+        assert ok.state in (M.TICKET_STATE_QUEUED, M.TICKET_STATE_SEATED)
+    for bad in ["{", "[]", "nul", "{" * 5000]:
+        request = M.EnqueueRequest(player_id="badjson", variant="ddz3",
+                                   room=common_pb2.Room(overrides_json=bad))  # fmt: skip
+        assert reason(stub.Enqueue, request) == "INVALID_OVERRIDE"
+
+
+def test_an_enqueue_request_id_with_another_body_is_reused(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    first = M.EnqueueRequest(player_id="rid", variant="ddz3", request_id="r-1",
+                             bot_fill_after_ms=-1)  # fmt: skip
+    ticket = stub.Enqueue(first, timeout=10)
+    assert stub.Enqueue(first, timeout=10).ticket_id == ticket.ticket_id  # a retry
+    other = M.EnqueueRequest()
+    other.CopyFrom(first)
+    other.variant = "zsy1"
+    assert reason(stub.Enqueue, other) == "REQUEST_ID_REUSED"
+    other.CopyFrom(first)
+    other.player_id = "someone-else"
+    assert reason(stub.Enqueue, other) == "REQUEST_ID_REUSED"

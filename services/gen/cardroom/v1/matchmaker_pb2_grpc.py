@@ -107,9 +107,12 @@ class MatchmakerServiceServicer:
 
     def Enqueue(self, request, context):
         """A ticket for one player (or a party): it waits in the pool of its variant, room and
-        timers (and private code) until a table forms.
+        timers (and private code) until a table forms.  A player credential enqueues only its
+        own player (a party needs a backend credential; friends share a private_code instead);
+        every player a ticket holds may read and cancel it.  A retry with the same request_id
+        returns the same ticket; that id with another player, party or table is REQUEST_ID_REUSED.
         Errors: MISSING_FIELD, INVALID_FIELD, UNKNOWN_VARIANT, INVALID_ROOM, INVALID_OVERRIDE,
-        ALREADY_QUEUED, ALREADY_SEATED.
+        ALREADY_QUEUED, ALREADY_SEATED, REQUEST_ID_REUSED, PERMISSION_DENIED.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
