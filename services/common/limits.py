@@ -12,9 +12,14 @@ its INVALID_ARGUMENT.
 * **causes**: the values of ``cardroom.v1.Cause`` (0 unspecified to 5 disconnect).
 * **sequence numbers**: 0 to ``MAX_SEQ`` = 2^31 − 1, what a PostgreSQL INTEGER (and so every
   backend's ``seq`` column) holds; a game's events are numbered from 1 without gaps.
+* **timestamps** (``google.protobuf.Timestamp``): protobuf's valid range, 0001-01-01T00:00:00Z
+  to 9999-12-31T23:59:59.999999999Z, nanos 0 to 999,999,999.  Outside it a Timestamp cannot
+  become a datetime or JSON, so one stored would break every later reader of the game.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from services.common.reasons import ServiceReason
 
@@ -26,6 +31,9 @@ MAX_EVENT_TYPE = 32
 MAX_VARIANT = 32
 #: The largest sequence number (and table game number) any store column holds.
 MAX_SEQ = 2**31 - 1
+#: google.protobuf.Timestamp's valid range in seconds (0001-01-01 to 9999-12-31, UTC).
+MIN_TIMESTAMP_S = -62_135_596_800
+MAX_TIMESTAMP_S = 253_402_300_799
 
 #: cardroom.v1.Cause values, by the name the store and the game record use.
 CAUSES = {0: "unspecified", 1: "player", 2: "timeout", 3: "autoplay", 4: "bot", 5: "disconnect"}
@@ -107,4 +115,18 @@ def seq(value: int, field: str) -> int:
     """A sequence number a store can hold (0 included: "before the first event")."""
     if not 0 <= value <= MAX_SEQ:
         raise LimitError(field, f"{field} must be 0–{MAX_SEQ}")
+    return value
+
+
+def timestamp(value: Any, field: str) -> Any:
+    """A ``google.protobuf.Timestamp`` inside protobuf's valid range (its ``seconds`` and
+    ``nanos`` are read; the message is returned unchanged)."""
+    if not MIN_TIMESTAMP_S <= value.seconds <= MAX_TIMESTAMP_S:
+        raise LimitError(
+            f"{field}.seconds",
+            f"{field} must be between 0001-01-01 and 9999-12-31 "
+            f"({MIN_TIMESTAMP_S}–{MAX_TIMESTAMP_S} seconds)",
+        )
+    if not 0 <= value.nanos <= 999_999_999:
+        raise LimitError(f"{field}.nanos", f"{field}.nanos must be 0–999999999")
     return value

@@ -389,6 +389,8 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         try:
             actor = limits.player_id(request.actor, "actor", required=False)
             limits.cause(request.cause)
+            if request.HasField("turn_deadline"):  # echoed into every event's envelope
+                limits.timestamp(request.turn_deadline, "turn_deadline")
         except limits.LimitError as exc:
             raise limited(exc) from None
         opened = self._open(request.state, request.HasField("state"))

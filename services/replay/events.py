@@ -164,6 +164,9 @@ def prepare_append(
         try:
             limits.player_id(env.actor, f"{where}.envelope.actor", required=False)
             limits.cause(env.cause, f"{where}.envelope.cause")
+            for name in ("server_time", "turn_deadline"):
+                if env.HasField(name):
+                    limits.timestamp(getattr(env, name), f"{where}.envelope.{name}")
         except limits.LimitError as exc:
             raise EventError(ServiceReason.BAD_EVENT, str(exc), exc.field) from None
         if len(ev.data_json) > MAX_DATA:
@@ -207,11 +210,17 @@ def prepare_append(
                     f"{where}.envelope.seat",
                 )
             visibility = int(env.seat)
+        elif env.HasField("seat"):
+            # A seat on a public (or the header's) event would be dropped silently: a writer
+            # that sets one means something this envelope cannot say.
+            raise EventError(
+                RulesReason.NO_SUCH_SEAT,
+                "only a seat's private event names a seat (visibility SEAT)",
+                f"{where}.envelope.seat",
+            )
         elif env.visibility == common_pb2.VISIBILITY_PUBLIC:
-            env.ClearField("seat")
             visibility = PUBLIC
         elif env.visibility == common_pb2.VISIBILITY_AUDITOR and ev.type == HEADER:
-            env.ClearField("seat")
             visibility = AUDITORS
         else:
             raise EventError(

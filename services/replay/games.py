@@ -476,6 +476,15 @@ class ReplayGames:
                     f"{exc.detail}",
                     {"seq": str(seq), "why": exc.reason},
                 ) from None
+        if pending:
+            # Half an action stored would leave the log saying what the rules never said
+            # (VerifyGame's MISSING_EVENTS) until its other half came, if it ever did.
+            owed = ", ".join(e.type for e in pending)
+            raise GameRefused(
+                ServiceReason.INCOMPLETE_ACTION,
+                f"the append ends inside an action: the rules still owe {owed}",
+                {"seq": str(expected_seq + len(events) + 1), "owed": owed},
+            )
         ending = None
         if state.over and not pending:
             assert state.settlement is not None

@@ -393,13 +393,13 @@ class ReplayServicer:
         created_from = created_until = None
         try:
             if request.HasField("created_after"):
+                limits.timestamp(request.created_after, "created_after")
                 created_from = request.created_after.ToDatetime(tzinfo=UTC)
             if request.HasField("created_before"):
+                limits.timestamp(request.created_before, "created_before")
                 created_until = request.created_before.ToDatetime(tzinfo=UTC)
-        except (ValueError, OverflowError):
-            raise invalid(
-                ServiceReason.INVALID_FIELD, "a time is out of range", "created_after"
-            ) from None
+        except limits.LimitError as exc:
+            raise invalid(ServiceReason.INVALID_FIELD, str(exc), exc.field) from None
         after = after_of(request.page_token)
         rows: list[GameRow] = await self._run(
             functools.partial(

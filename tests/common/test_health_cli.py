@@ -40,6 +40,4 @@ def test_health_of_the_three_services(
 def test_bad_input_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["health", "--engine", "no port here", "--only", "engine"]) == 2
     assert main(["health", "--timeout", "0"]) == 2
-    with pytest.raises(SystemExit) as info:
-        main(["health", "--only", "nothing"])
-    assert info.value.code == 2
+    assert main(["health", "--only", "nothing"]) == 2

@@ -88,44 +88,48 @@ def append(stub: Any, game_id: str, seq: int, events: Any, rid: str) -> Any:
 def test_a_forged_game_over_is_refused_and_the_totals_stay(replay: Running) -> None:
     stub = replay.stub
     parts = batches(record(seed="f/1", players=PLAYERS), "f")
-    header = parts[0][0]
-    append(stub, "f", 0, [header], "f/0")
     forged = common_pb2.Event(
         type="game_over",
         data_json=json.dumps({"settlement": {"status": "finished", "scores": [1000000, -1, -1]}}),
     )
+    # Not in place of the deal, nor after it, nor an unknown type, nor a play out of turn.
     code, reason, info, _ = refused(
         stub.AppendEvents,
-        R.AppendEventsRequest(game_id="f", expected_seq=1, events=[forged], request_id="f/1"),
+        R.AppendEventsRequest(
+            game_id="f", expected_seq=0, events=[parts[0][0], forged], request_id="f/1"
+        ),
     )
     assert (code, reason, info["seq"]) == (
         grpc.StatusCode.FAILED_PRECONDITION,
         "EVENT_MISMATCH",
         "2",
     )
+    append(stub, "f", 0, parts[0], "f/0")
     game = stub.GetGame(R.GetGameRequest(game_id="f"), metadata=W).game
-    assert (game.status, game.head_seq, list(game.scores)) == (R.REPLAY_GAME_STATUS_RUNNING, 1, [])
+    assert (game.status, game.head_seq, list(game.scores)) == (
+        R.REPLAY_GAME_STATUS_RUNNING, len(parts[0]), []
+    )  # fmt: skip
     stats = stub.GetPlayerStats(R.GetPlayerStatsRequest(player_id="alice"), metadata=W)
     assert list(stats.totals) == []
-    # Nor with the real deal in front of it, nor an unknown type, nor a play out of turn.
     code, reason, info, _ = refused(
         stub.AppendEvents,
         R.AppendEventsRequest(
-            game_id="f", expected_seq=1, events=[*parts[0][1:], forged], request_id="f/2"
+            game_id="f", expected_seq=len(parts[0]), events=[forged], request_id="f/2"
         ),
     )
     assert (reason, info["seq"]) == ("EVENT_MISMATCH", str(len(parts[0]) + 1))
     zzz = common_pb2.Event(type="zzz", data_json="{}")
     code, reason, _, fields = refused(
         stub.AppendEvents,
-        R.AppendEventsRequest(game_id="f", expected_seq=1, events=[zzz], request_id="f/3"),
+        R.AppendEventsRequest(
+            game_id="f", expected_seq=len(parts[0]), events=[zzz], request_id="f/3"
+        ),
     )
     assert (code, reason, fields) == (
         grpc.StatusCode.INVALID_ARGUMENT,
         "BAD_EVENT",
         ["events[0].type"],
     )
-    append(stub, "f", 1, parts[0][1:], "f/4")
     head = len(parts[0])
     first = parts[1][0]
     data = json.loads(first.data_json)
@@ -153,19 +157,37 @@ def test_a_forged_game_over_is_refused_and_the_totals_stay(replay: Running) -> N
 
 
 def test_a_game_cut_inside_a_batch_goes_on_after_a_restart(db_url: str) -> None:
-    """The warm state is a cache: a fresh server (another process) reloads it from the log,
-    also when the log stops between the events one action produced."""
+    """The warm state is a cache: a fresh server (another process) reloads it from the log.
+    An append that stops between the events one action produced is refused (a bid without
+    the landlord event it makes, the header without its deal), so the log never does."""
     upgrade(db_url)
     parts = batches(record(seed="k/1"), "k")
     first = start_server(db_url)
     try:
-        append(first.stub, "k", 0, parts[0][:2], "k/0")
+        code, reason, info, _ = refused(
+            first.stub.AppendEvents,
+            R.AppendEventsRequest(game_id="k", expected_seq=0, events=parts[0][:2],
+                                  request_id="k/cut"),
+        )  # fmt: skip
+        assert (code, reason) == (grpc.StatusCode.FAILED_PRECONDITION, "INCOMPLETE_ACTION")
+        assert "deal" in info["owed"]
+        seq = append(first.stub, "k", 0, parts[0], "k/0").last_seq
+        done = 1
+        while len(parts[done]) == 1:  # up to the bid that makes a landlord
+            seq = append(first.stub, "k", seq, parts[done], f"k/a{done}").last_seq
+            done += 1
+        code, reason, info, _ = refused(
+            first.stub.AppendEvents,
+            R.AppendEventsRequest(game_id="k", expected_seq=seq, events=parts[done][:1],
+                                  request_id="k/half"),
+        )  # fmt: skip
+        assert reason == "INCOMPLETE_ACTION" and info["seq"] == str(seq + 2)
+        assert "landlord" in info["owed"]
     finally:
         stop_server(first)
     second = start_server(db_url)
     try:
-        seq = append(second.stub, "k", 2, parts[0][2:], "k/1").last_seq
-        for i, batch in enumerate(parts[1:]):
+        for i, batch in enumerate(parts[done:]):
             seq = append(second.stub, "k", seq, batch, f"k/b{i}").last_seq
         assert second.stub.VerifyGame(R.VerifyGameRequest(game_id="k"), metadata=W).ok
     finally:
@@ -515,3 +537,68 @@ def test_refusals_and_failed_streams_are_logged_with_their_status(db_url: str) -
         root.removeHandler(logs)
         root.setLevel(level)
         stop_server(running)
+
+
+# --------------------------------------------------------------------------- envelopes
+@pytest.mark.parametrize(
+    ("name", "seconds", "nanos"),
+    [
+        ("server_time", 2**62, 0),
+        ("server_time", -(2**62), 0),
+        ("server_time", 0, 2 * 10**9),
+        ("turn_deadline", -(2**62), 0),
+        ("turn_deadline", 253_402_300_800, 0),  # 10000-01-01
+        ("turn_deadline", 0, -1),
+    ],
+)
+def test_a_time_outside_protobufs_range_is_refused_by_name(
+    replay: Running, name: str, seconds: int, nanos: int
+) -> None:
+    """The probe's INTERNAL (server_time 2^62 reached ToDatetime) and its stored deadline of
+    −2^62, which VerifyGame passed and then broke StreamEvents for every reader."""
+    parts = batches(record(seed="t/1"), "t")
+    events = [common_pb2.Event(), *parts[0][1:]]
+    events[0].CopyFrom(parts[0][0])
+    stamp = getattr(events[1].envelope, name)
+    stamp.seconds, stamp.nanos = seconds, nanos
+    request = R.AppendEventsRequest(game_id="t", expected_seq=0, events=events, request_id="t/0")
+    code, reason, _, fields = refused(replay.stub.AppendEvents, request)
+    field = "nanos" if nanos else "seconds"
+    assert (code, reason, fields) == (
+        grpc.StatusCode.INVALID_ARGUMENT, "BAD_EVENT", [f"events[1].envelope.{name}.{field}"]
+    )  # fmt: skip
+    # The edges themselves are times, and a game that holds them streams to every reader.
+    stamp.seconds, stamp.nanos = (253_402_300_799, 999_999_999) if seconds > 0 else (
+        -62_135_596_800, 0)  # fmt: skip
+    append(replay.stub, "t", 0, events, "t/1")
+    streamed = list(replay.stub.StreamEvents(R.StreamEventsRequest(game_id="t"), metadata=W))
+    assert len(streamed) == len(events)
+
+
+@pytest.mark.parametrize("seat", [0, 2, 9, -1, 2**31 - 1])
+def test_a_public_event_that_names_a_seat_is_refused(replay: Running, seat: int) -> None:
+    """It was stored with the seat silently dropped."""
+    parts = batches(record(seed="s/1"), "s")
+    events = list(parts[0])
+    public = next(i for i, e in enumerate(events) if e.envelope.visibility == 1)
+    bad = common_pb2.Event()
+    bad.CopyFrom(events[public])
+    bad.envelope.seat = seat
+    events[public] = bad
+    request = R.AppendEventsRequest(game_id="s", expected_seq=0, events=events, request_id="s/0")
+    code, reason, _, fields = refused(replay.stub.AppendEvents, request)
+    assert (code, reason, fields) == (
+        grpc.StatusCode.INVALID_ARGUMENT, "NO_SUCH_SEAT", [f"events[{public}].envelope.seat"]
+    )  # fmt: skip
+
+
+def test_the_engine_refuses_a_deadline_it_would_echo_out_of_range(
+    engine: engine_pb2_grpc.EngineServiceStub,
+) -> None:
+    game = engine.NewGame(E.NewGameRequest(variant="ddz3", deal=E.Deal(seed="d/1")), timeout=10)
+    request = E.ApplyRequest(state=game.state, action=E.Action(timeout=True))
+    request.turn_deadline.seconds = -(2**62)
+    code, reason, _, fields = refused(engine.Apply, request, metadata=None)
+    assert (code, reason, fields) == (
+        grpc.StatusCode.INVALID_ARGUMENT, "INVALID_FIELD", ["turn_deadline.seconds"]
+    )  # fmt: skip

@@ -94,17 +94,21 @@ class ReplayServiceServicer:
         "game_header").  Each event's envelope gets the game id and its sequence number
         (expected_seq + 1, + 2, …; a non-zero seq or game id that says otherwise is BAD_EVENT) and
         the server's time when it has none.  Every event must be the next one the rules give
-        (else EVENT_MISMATCH, and nothing is written).  Retrying the same request_id with the
+        (else EVENT_MISMATCH, and nothing is written), and an append holds whole actions: every
+        event one action (or the deal) produces, else INCOMPLETE_ACTION naming what the rules still
+        owe (a bid without the landlord event it makes).  Timestamps must be within 0001-01-01 and
+        9999-12-31 (BAD_EVENT), and only a private event (visibility SEAT) names a seat
+        (NO_SUCH_SEAT).  Retrying the same request_id with the
         same body (game_id, expected_seq, events) returns the first answer and writes nothing
         (replayed = true); the same request_id with another body is REQUEST_ID_REUSED.  The
         append that stores "game_over" ends the game.  Access: writers.
         Errors: MISSING_FIELD (game_id, request_id), BAD_GAME_ID, BAD_REQUEST_ID, NO_EVENTS,
         INVALID_FIELD (expected_seq, events: past 2^31-1), NO_HEADER, HEADER_NOT_FIRST,
         BAD_HEADER (events[0].…: also a header naming another game_id), BAD_EVENT
-        (events[i].…: an unknown type, another game's envelope, a bad actor or cause),
+        (events[i].…: an unknown type, another game's envelope, a bad actor, cause or time),
         EVENTS_AFTER_END, NO_SUCH_SEAT (events[i].envelope.seat), REQUEST_ID_REUSED (the id
         was used for another game or another body), SEQ_CONFLICT (ABORTED), EVENT_MISMATCH,
-        GAME_OVER, LOG_INVALID (the stored log no longer replays) (FAILED_PRECONDITION).
+        INCOMPLETE_ACTION, GAME_OVER, LOG_INVALID (the stored log no longer replays) (FAILED_PRECONDITION).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
