@@ -49,6 +49,19 @@ def normalize_url(url: str) -> str:
     return url
 
 
+def missing_sqlite_file(url: str | None = None) -> str | None:
+    """The path of the SQLite file ``url`` names when there is no such file (opening it would
+    create it, and its directories), else None: a PostgreSQL URL, memory, or a file that is
+    there.  Commands that only read ask this first, so that they never create anything."""
+    url = normalize_url(url or default_url())
+    if not url.startswith("sqlite"):
+        return None
+    path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
+    if not path or path == ":memory:" or Path(path).exists():
+        return None
+    return path
+
+
 def make_engine(
     url: str | None = None,
     *,

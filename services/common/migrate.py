@@ -9,7 +9,7 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
-from .db import default_url, make_engine, normalize_url
+from .db import default_url, make_engine, missing_sqlite_file, normalize_url
 
 MIGRATIONS_DIR = Path(__file__).resolve().parents[2] / "migrations"
 
@@ -36,6 +36,9 @@ def pending(url: str | None = None) -> str | None:
     from alembic.script import ScriptDirectory
 
     head = ScriptDirectory.from_config(alembic_config(url)).get_current_head()
+    missing = missing_sqlite_file(url)
+    if missing is not None:  # asking must not create the file (or its directories)
+        return f"there is no database at {missing}"
     engine = make_engine(url)
     try:
         with engine.connect() as conn:

@@ -154,12 +154,5 @@ class Replay(Remote):
             raise
         return int(result.game.head_seq)
 
-    async def player_stats(self, player_id: str) -> replay_pb2.GetPlayerStatsResponse:
-        request = replay_pb2.GetPlayerStatsRequest(player_id=player_id)
-        result: replay_pb2.GetPlayerStatsResponse = await self.call(
-            self.stub.GetPlayerStats, request
-        )
-        return result
-
 
 __all__ = ["Engine", "Remote", "Replay", "Unreachable", "common_pb2", "refusal"]

@@ -20,6 +20,11 @@ restarted instance loses nothing (DESIGN.md principle 6):
 
 The outbox's (game_id, id) index is migration 0005.
 
+* ``mm_player_stats``: each human player's running total per family and the last game that
+  ended (by its own end, not by when its log reached replay), written in the same
+  transaction as that game's ``game_over`` table event, so GetPlayer never lags the table a
+  player just saw settle (migration 0006).
+
 Times are epoch milliseconds (BIGINT), compared the same way on SQLite and PostgreSQL.
 """
 
@@ -44,6 +49,7 @@ __all__ = [
     "holds",
     "metadata",
     "outbox",
+    "player_stats",
     "requests",
     "streams",
     "table_events",
@@ -167,4 +173,18 @@ streams = Table(
     Column("lease_ms", BigInteger, nullable=False),
     Index("ix_mm_streams_table_id_seat", "table_id", "seat"),
     Index("ix_mm_streams_lease_ms", "lease_ms"),
+)
+
+player_stats = Table(
+    "mm_player_stats",
+    metadata,
+    Column("player_id", PLAYER_ID, primary_key=True),
+    Column("family", String(16), primary_key=True),  # doudizhu or zhengshangyou
+    Column("games", Integer, nullable=False),
+    Column("total", BigInteger, nullable=False),
+    Column("last_game_id", ID, nullable=False),
+    Column("last_score", BigInteger, nullable=False),
+    # When that game ended (its game_over's time): the latest end wins, whatever the order
+    # in which two instances commit two endings.
+    Column("last_ended_ms", BigInteger, nullable=False),
 )

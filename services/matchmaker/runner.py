@@ -52,6 +52,7 @@ from .clients import Engine, Replay, Unreachable
 from .store import (
     NOTIFY_CHANNEL,
     Conflict,
+    PlayerResult,
     Store,
     Table,
     Write,
@@ -719,7 +720,9 @@ class Runner:
 
     async def _outbox_once(self) -> bool:
         games = 200
-        rows = await self.db(self.store.claim_outbox, games, 10_000)
+        # Claimed for one lease, like a table's deadline: a dead instance's rows (and every
+        # later row of their games, which wait behind them) go to another within the lease.
+        rows = await self.db(self.store.claim_outbox, games, self.settings.lease_ms)
         if not rows:
             return False
         by_game: dict[str, list[Any]] = {}
@@ -1017,8 +1020,13 @@ class Runner:
     ) -> None:
         s = response.settlement
         scores = list(s.scores)
+        family = rules.variant(table.variant).family
         for seat, score in zip(table.seats, scores, strict=False):
             seat["total"] += int(score)
+            if not seat["bot"]:  # who sat there when the game ended: an escaper still does
+                w.results.append(
+                    PlayerResult(seat["player_id"], family, str(table.game_id), int(score), now)
+                )
         table.last_scores = scores
         table.last_settlement = s.settlement_json
         w.events.append(

@@ -22,13 +22,12 @@ from services.common.fields import json_object, room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed, invalid, missing
 from services.common.reasons import ServiceReason
 from services.common.server import add_service
-from services.common.wire import engine_pb2, matchmaker_pb2
+from services.common.wire import engine_pb2, matchmaker_pb2, replay_pb2
 from services.engine import rules
 
 from . import access as acc
 from .bots import DEFAULT_LEVEL, LEVELS
-from .clients import Unreachable
-from .runner import Runner, engine_down, not_found, room_message
+from .runner import Runner, not_found, room_message
 from .store import EVENTS_PAGE, HeldError, Table, now_ms, ticket_pool_key
 
 M = matchmaker_pb2
@@ -449,18 +448,25 @@ class MatchmakerServicer:
     async def GetPlayer(self, request: M.GetPlayerRequest, context: Any) -> M.PlayerInfo:
         player = limits.player_id(request.player_id, "player_id")
         self.who(context, player)
-        try:
-            stats = await self.runner.replay.player_stats(player)
-        except Unreachable as exc:
-            raise engine_down(exc) from None
+        # The matchmaker's own record, written with each game's game_over: never behind
+        # what the player's table just showed, and there while replay is down.
+        rows = await self.runner.db(self.store.player_stats, player)
         out = M.PlayerInfo(
             player_id=player,
-            last_game_id=stats.last_game_id,
-            last_score=stats.last_score,
-            totals=list(stats.totals),
-        )
-        if stats.HasField("title"):
-            out.title.CopyFrom(stats.title)
+            totals=[
+                replay_pb2.FamilyTotal(
+                    family=r["family"], games=r["games"], total=r["total"],
+                    last_game_id=r["last_game_id"], last_score=r["last_score"],
+                )
+                for r in rows
+            ],
+        )  # fmt: skip
+        if rows:
+            last = max(rows, key=lambda r: r["last_ended_ms"])
+            out.last_game_id, out.last_score = last["last_game_id"], last["last_score"]
+        zsy = sum(r["total"] for r in rows if r["family"] == "zhengshangyou")
+        level, chinese, english = rules.title_for(zsy)
+        out.title.CopyFrom(replay_pb2.PlayerTitle(level=level, chinese=chinese, english=english))
         hold = await self.runner.db(self.store.holder, player)
         if hold is not None:
             out.ticket_id = hold["ticket_id"] or ""

@@ -28,6 +28,7 @@ from sqlalchemy import (
     Connection,
     Engine,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
@@ -37,6 +38,7 @@ from sqlalchemy import (
     text,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import QueuePool
 
@@ -44,7 +46,16 @@ from services.common.db import _sqlite_on_connect, answers
 from services.common.notify import Announcer
 from services.common.wire import matchmaker_pb2, replay_pb2
 
-from .models import holds, outbox, requests, streams, table_events, tables, tickets
+from .models import (
+    holds,
+    outbox,
+    player_stats,
+    requests,
+    streams,
+    table_events,
+    tables,
+    tickets,
+)
 
 NOTIFY_CHANNEL = "cardroom_mm"
 #: ``application_name`` of every matchmaker session: :meth:`Store.reap_stuck` looks for
@@ -237,6 +248,37 @@ class Write:
     then: Callable[[Table, Write], None] | None = None
     #: The outbox rows are due this long after the write (RunnerSettings.outbox_gather_ms).
     outbox_delay_ms: int = 0
+    #: A game ended: each human player's score, added to their totals in this transaction.
+    results: list[PlayerResult] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class PlayerResult:
+    """One human player's part of a game that ended at ``ended_ms``."""
+
+    player_id: str
+    family: str
+    game_id: str
+    score: int
+    ended_ms: int
+
+
+def _add_results_statement(postgres: bool) -> Any:
+    """One statement inserts a player's row or adds the game to it (no read-then-write that
+    two instances could race); the last game is the one that ended last."""
+    ins = (postgresql.insert if postgres else sqlite.insert)(player_stats)
+    new, old = ins.excluded, player_stats.c
+    later = new.last_ended_ms >= old.last_ended_ms
+    return ins.on_conflict_do_update(
+        index_elements=[old.player_id, old.family],
+        set_={
+            "games": old.games + new.games,
+            "total": old.total + new.total,
+            "last_game_id": case((later, new.last_game_id), else_=old.last_game_id),
+            "last_score": case((later, new.last_score), else_=old.last_score),
+            "last_ended_ms": case((later, new.last_ended_ms), else_=old.last_ended_ms),
+        },
+    )
 
 
 def pool_key(config: dict[str, Any]) -> str:
@@ -289,6 +331,7 @@ class Store:
         #: shows the conditional writes of :meth:`_form` alone still seat nobody twice.
         self.lock_pools = lock_pools
         self.postgres = engine.dialect.name == "postgresql"
+        self._add_results = _add_results_statement(self.postgres)
         #: Single-statement reads.  On SQLite every transaction of ``engine`` starts with
         #: BEGIN IMMEDIATE (the write lock, services/common/db.py), so reads go through an
         #: engine of their own in autocommit, which WAL lets run beside a writer.  On
@@ -589,6 +632,16 @@ class Store:
             row = conn.execute(select(holds).where(holds.c.player_id == player_id)).first()
             return None if row is None else dict(row._mapping)
 
+    def player_stats(self, player_id: str) -> list[dict[str, Any]]:
+        """The player's rows of mm_player_stats, one per family played."""
+        with self.reader.connect() as conn:
+            rows = conn.execute(
+                select(player_stats)
+                .where(player_stats.c.player_id == player_id)
+                .order_by(player_stats.c.family)
+            )
+            return [dict(r._mapping) for r in rows]
+
     # ------------------------------------------------------------------ tables
     def load(self, table_id: str) -> Table | None:
         with self.reader.connect() as conn:
@@ -704,7 +757,7 @@ class Store:
         values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
         if w.request is not None:
             w.request[3].seq = seq
-        if conn is None and self.postgres and not w.release:
+        if conn is None and self.postgres and not w.release and not w.results:
             return self._write_one_statement(table, values, ev_rows, w, now)
         with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
             matched = conn.execute(_UPDATE, values).rowcount
@@ -720,6 +773,17 @@ class Store:
                          "body": r.SerializeToString(), "created_ms": now,
                          "next_try_ms": now + w.outbox_delay_ms, "attempts": 0}
                         for r in w.outbox
+                    ],
+                )  # fmt: skip
+            if w.results:
+                conn.execute(
+                    self._add_results,
+                    [
+                        {"player_id": r.player_id, "family": r.family, "games": 1,
+                         "total": r.score, "last_game_id": r.game_id, "last_score": r.score,
+                         "last_ended_ms": r.ended_ms}
+                        # In one order everywhere, so two endings never wait on each other.
+                        for r in sorted(w.results, key=lambda r: (r.player_id, r.family))
                     ],
                 )  # fmt: skip
             if w.release:

@@ -91,5 +91,6 @@ player_stats = Table(
     Column("total", BigInteger, nullable=False),
     Column("last_game_id", GAME_ID, nullable=False),
     Column("last_score", BigInteger, nullable=False),
+    # When the last game ended (its game_over's time): the last game is the latest end.
     Column("updated_at", STAMP, nullable=False),
 )

@@ -247,8 +247,13 @@ class Recorder:
             f"{values(player_stats)} ON CONFLICT (player_id, family) DO UPDATE SET "
             "games = player_stats.games + excluded.games, "
             "total = player_stats.total + excluded.total, "
-            "last_game_id = excluded.last_game_id, last_score = excluded.last_score, "
-            "updated_at = excluded.updated_at"
+            + ", ".join(
+                # The last game is the one that ended last (updated_at: its game_over's
+                # time), not the one whose end arrived last from two writers.
+                f"{c} = CASE WHEN excluded.updated_at >= player_stats.updated_at "
+                f"THEN excluded.{c} ELSE player_stats.{c} END"
+                for c in ("last_game_id", "last_score", "updated_at")
+            )
         )
 
     @staticmethod
@@ -311,10 +316,11 @@ class Recorder:
             cur.execute(self.seats, (w.game_id,))
             seats = [(int(seat), str(player)) for seat, player in cur.fetchall()]
         scores, family = w.ending.scores, w.ending.family
+        ended = next((e.server_time for e in w.events if e.type == "game_over"), None) or w.now
         rows = [
             self._bind(
                 self._stats_types,
-                (player, family, 1, int(scores[seat]), w.game_id, int(scores[seat]), w.now),
+                (player, family, 1, int(scores[seat]), w.game_id, int(scores[seat]), ended),
             )
             for seat, player in seats
             if not player.startswith("bot:") and seat < len(scores)

@@ -5,6 +5,7 @@ earlier one (on SQLite and PostgreSQL, two Stores standing for two instances).""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -21,7 +22,7 @@ from services.common.settings import SettingsError
 from services.common.wire import common_pb2, matchmaker_pb2, replay_pb2
 from services.matchmaker.clients import Engine, Replay
 from services.matchmaker.models import metadata, outbox
-from services.matchmaker.runner import Runner
+from services.matchmaker.runner import Runner, RunnerSettings
 from services.matchmaker.server import OUTBOX_GATHER_ENV, MatchmakerConfig
 from services.matchmaker.service import config_of
 from services.matchmaker.store import Store, Write, now_ms
@@ -96,7 +97,9 @@ def test_the_outbox_game_index_migrates_up_and_down(db_url: str) -> None:
         downgrade(db_url, "0004")
         assert INDEX not in indexes()
         missing = diff()
-        assert [(d[0], d[1].name) for d in missing] == [("add_index", INDEX)]
+        assert sorted((d[0], d[1].name) for d in missing) == [
+            ("add_index", INDEX), ("add_table", "mm_player_stats")  # 0006's too
+        ]  # fmt: skip
         upgrade(db_url)
         assert INDEX in indexes() and diff() == []
     finally:
@@ -212,3 +215,75 @@ def test_a_replay_that_does_not_answer_costs_a_pass_one_call(db_url: str) -> Non
     now = now_ms()
     assert [(r.game_id, r.attempts) for r in rows] == [("g1", 1), ("g2", 1), ("g3", 1)]
     assert all(r.next_try_ms > now for r in rows), "a game was left due: tried again at once"
+
+
+def test_a_dead_instances_rows_are_taken_over_within_the_lease(db_url: str) -> None:
+    """Its rows were claimed for a fixed 10 s: two matchmakers with a 2 s lease, one killed,
+    and the dead one's games reached replay 8–21 s late.  The claim is one lease long."""
+    upgrade(db_url)
+    store, other = Store(make_engine(db_url)), Store(make_engine(db_url))
+    add(store, "g1", 1, append_of("g1", 1).SerializeToString())
+    asked: list[str] = []
+
+    async def hang(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        asked.append(replay_pb2.AppendEventsRequest.FromString(request).game_id)
+        await asyncio.sleep(30)
+        return b""
+
+    async def main() -> None:
+        server = grpc.aio.server()
+        handler = grpc.method_handlers_generic_handler(
+            "cardroom.v1.ReplayService", {"AppendEvents": grpc.unary_unary_rpc_method_handler(hang)}
+        )
+        server.add_generic_rpc_handlers((handler,))
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        runner = Runner(store, Engine("127.0.0.1:1"), Replay(f"127.0.0.1:{port}", timeout=30),
+                        RunnerSettings(lease_ms=800))  # fmt: skip
+        try:
+            delivering = asyncio.create_task(runner._outbox_once())
+            while not asked:
+                await asyncio.sleep(0.01)
+            delivering.cancel()  # the instance dies inside the append
+            with contextlib.suppress(asyncio.CancelledError):
+                await delivering
+        finally:
+            await server.stop(0)
+            await runner.close()
+
+    try:
+        asyncio.run(main())
+        assert other.claim_outbox(10, 10_000) == []  # still the dead instance's
+        time.sleep(0.85)
+        assert seqs(other.claim_outbox(10, 10_000)) == [("g1", 1)]
+    finally:
+        store.close()
+        other.close()
+
+
+def test_player_stats_start_from_replays_totals(db_url: str) -> None:
+    """Migration 0006 creates mm_player_stats from replay's player_stats (the same database),
+    so nobody's running total restarts at zero when GetPlayer stops asking replay."""
+    from datetime import UTC, datetime
+
+    from services.matchmaker.models import player_stats
+    from services.replay.models import player_stats as replay_stats
+
+    upgrade(db_url, "0005")
+    engine = make_engine(db_url)
+    ended = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+    try:
+        with engine.begin() as conn:
+            conn.execute(insert(replay_stats), [
+                {"player_id": "ann", "family": "doudizhu", "games": 3, "total": -12,
+                 "last_game_id": "g3", "last_score": -4, "updated_at": ended},
+            ])  # fmt: skip
+        upgrade(db_url)
+        with engine.connect() as conn:
+            rows = [tuple(r) for r in conn.execute(select(player_stats))]
+        assert rows == [("ann", "doudizhu", 3, -12, "g3", -4, int(ended.timestamp() * 1000))]
+        downgrade(db_url, "0005")
+        assert "mm_player_stats" not in inspect(engine).get_table_names()
+        upgrade(db_url)
+    finally:
+        engine.dispose()

@@ -227,3 +227,37 @@ def test_an_enqueue_request_id_with_another_body_is_reused(cluster: Cluster) -> 
     other.CopyFrom(first)
     other.player_id = "someone-else"
     assert reason(stub.Enqueue, other) == "REQUEST_ID_REUSED"
+
+
+def test_get_player_answers_from_the_game_over_write_even_with_replay_down(
+    cluster: Cluster,
+) -> None:
+    """A grpc-js client asking GetPlayer the moment game_over arrived got last_game_id "" and
+    the old totals (they came from replay, behind the outbox).  With replay stopped the
+    answer can only come from the matchmaker's own write."""
+    cluster.stop_replay()
+    stub = cluster.mm()
+    timers = M.Timers()
+    timers.CopyFrom(SHORT)
+    timers.start_ms = 60_000
+    ticket = seated(stub, stub.Enqueue(M.EnqueueRequest(
+        player_id="quick", variant="ddz3", bot_fill_after_ms=0, timers=timers), timeout=10,
+    ).ticket_id)  # fmt: skip
+    stream = Stream(stub, ticket.table_id, "quick")
+    seat = ticket.seats[0]
+    totals: list[int] = []
+    for game in (1, 2):
+        stub.Ready(M.ReadyRequest(table_id=ticket.table_id, player_id="quick"), timeout=10)
+        wait_for(lambda g=game: len([e for e in stream.events if e.type == "game_started"]) >= g)
+        with contextlib.suppress(grpc.RpcError):
+            act(stub, ticket.table_id, "quick", engine_pb2.Action(autoplay=True))
+        over = wait_for(lambda g=game: [e for e in stream.events if e.type == "game_over"][g - 1:],
+                        timeout=60)[0]  # fmt: skip
+        player = stub.GetPlayer(M.GetPlayerRequest(player_id="quick"), timeout=10)
+        totals.append(data(over)["scores"][seat])
+        assert player.last_game_id == data(over)["game_id"]
+        assert player.last_score == totals[-1]
+        assert [(t.family, t.games, t.total) for t in player.totals] == [
+            ("doudizhu", game, sum(totals))
+        ]
+    stream.close()

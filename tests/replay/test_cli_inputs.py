@@ -148,3 +148,20 @@ def run_main(capsys: pytest.CaptureFixture[str], argv: list[str]) -> tuple[int, 
     status = main(argv)
     out = capsys.readouterr()
     return status, out.out, out.err
+
+
+@pytest.mark.parametrize("command", ["show", "verify", "audit-escape"])
+def test_a_read_only_command_creates_nothing(
+    command: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`replay show X --database sqlite:///nowhere/sub/x.db` made the directories and an
+    empty database, then said "run db upgrade"."""
+    where = tmp_path / "nowhere" / "sub" / "x.db"
+    argv = ["replay", command, "g1", "--database", f"sqlite:///{where}"]
+    status, out, err = run(capsys, monkeypatch, argv)
+    assert status == 2 and out == ""
+    assert f"there is no database at {where}" in err and "db upgrade" in err
+    assert not (tmp_path / "nowhere").exists()

@@ -602,3 +602,26 @@ def test_the_engine_refuses_a_deadline_it_would_echo_out_of_range(
     assert (code, reason, fields) == (
         grpc.StatusCode.INVALID_ARGUMENT, "INVALID_FIELD", ["turn_deadline.seconds"]
     )  # fmt: skip
+
+
+def test_the_last_game_is_the_one_that_ended_last_not_the_last_to_arrive(
+    replay: Running,
+) -> None:
+    """Two matchmakers deliver their games' ends in any order: GetPlayerStats named an
+    earlier game for 11 of 40 players.  The game_over's own time decides."""
+    stub = replay.stub
+    ends = {"late": 1_800_000_100, "early": 1_800_000_000}
+    scores = {}
+    for game_id in ("late", "early"):  # the later end arrives first
+        parts = batches(record(seed=f"end/{game_id}", players=PLAYERS), game_id)
+        over = parts[-1][-1]
+        assert over.type == "game_over"
+        over.envelope.server_time.seconds = ends[game_id]
+        seq = 0
+        for i, batch in enumerate(parts):
+            seq = append(stub, game_id, seq, batch, f"{game_id}/{i}").last_seq
+        scores[game_id] = json.loads(over.data_json)["settlement"]["scores"][0]
+    stats = stub.GetPlayerStats(R.GetPlayerStatsRequest(player_id="alice"), metadata=W)
+    assert (stats.last_game_id, stats.last_score) == ("late", scores["late"])
+    (total,) = stats.totals
+    assert (total.games, total.total, total.last_game_id) == (2, sum(scores.values()), "late")

@@ -187,8 +187,10 @@ class MatchmakerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetPlayer(self, request, context):
-        """A player's last game, totals and title (from the replay service).
-        Errors: MISSING_FIELD, REPLAY_UNAVAILABLE.
+        """A player's last game (the one that ended last), its score, the running totals and the
+        title of the games this matchmaker's tables played, written in the same transaction as
+        each game's game_over: never behind what the table showed, even while replay is down.
+        Errors: MISSING_FIELD, INVALID_FIELD.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

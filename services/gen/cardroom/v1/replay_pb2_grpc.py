@@ -97,7 +97,7 @@ class ReplayServiceServicer:
         (else EVENT_MISMATCH, and nothing is written), and an append holds whole actions: every
         event one action (or the deal) produces, else INCOMPLETE_ACTION naming what the rules still
         owe (a bid without the landlord event it makes).  Timestamps must be within 0001-01-01 and
-        9999-12-31 (BAD_EVENT), and only a private event (visibility SEAT) names a seat
+        9999-12-31 (BAD_EVENT), and only a private event (visibility_seat) names a seat
         (NO_SUCH_SEAT).  Retrying the same request_id with the
         same body (game_id, expected_seq, events) returns the first answer and writes nothing
         (replayed = true); the same request_id with another body is REQUEST_ID_REUSED.  The
