@@ -63,6 +63,16 @@ def bad_field(field: str, message: str) -> ServiceError:
     return invalid(ServiceReason.INVALID_FIELD, message, field)
 
 
+def server_stopping() -> ServiceError:
+    """A stream ended by the server's graceful stop: the client resumes it (elsewhere, or
+    after the restart) from where it was."""
+    return ServiceError(
+        grpc.StatusCode.UNAVAILABLE,
+        ServiceReason.SERVER_STOPPING,
+        "the server is stopping: resume the stream from the last seq received",
+    )
+
+
 def _pack(message: Any) -> any_pb2.Any:
     packed = any_pb2.Any()
     packed.Pack(message)

@@ -260,10 +260,22 @@ async def _refuse_early(
         await context.abort_with_status(to_status(err))
 
 
+#: Per server: the ``stop_streams`` of its servicers, called when a graceful stop begins.
+_STREAM_STOPPERS: dict[int, list[Callable[[], None]]] = {}
+
+
 def add_service(server: grpc.aio.Server, service_name: str, servicer: Any) -> str:
     """Register ``servicer``'s methods for the service ``service_name`` (e.g.
     ``cardroom.v1.ReplayService``), built from its descriptor, the same way for every service:
-    each method is the servicer's attribute of that name.  Returns the service name."""
+    each method is the servicer's attribute of that name.  Returns the service name.
+
+    A servicer with long-waiting streams has a ``stop_streams()``: at a graceful stop it is
+    called first, and each such stream ends itself (UNAVAILABLE SERVER_STOPPING) instead of
+    waiting on, to be cancelled by the loop's teardown (grpc logged each as an unhandled
+    CancelledError with a traceback)."""
+    stop_streams = getattr(servicer, "stop_streams", None)
+    if stop_streams is not None:
+        _STREAM_STOPPERS.setdefault(id(server), []).append(stop_streams)
     service = descriptor_pool.Default().FindServiceByName(service_name)
     handlers = {}
     for m in service.methods:
@@ -355,37 +367,12 @@ async def run_worker(
     log.info("shutting down", service=spec.name, grace_s=settings.grace_s, pid=os.getpid())
     # NOT_SERVING first, so load balancers steer new calls away while in-flight ones finish.
     await health_servicer.enter_graceful_shutdown()
+    # Streams that wait for news (a seat's table events, a followed game) end now, telling
+    # their clients to resume elsewhere; then the calls in flight get the grace to finish.
+    for stop_streams in _STREAM_STOPPERS.pop(id(server), []):
+        stop_streams()
     await server.stop(settings.grace_s)
-    await _end_calls()
     log.info("stopped", service=spec.name, pid=os.getpid())
-
-
-def _call_tasks() -> tuple[list[asyncio.Task[Any]], list[asyncio.Task[Any]]]:
-    """grpc.aio's tasks of the calls still running: each call's handler (named
-    ``HandleExceptions[method]``) and the task that awaits it."""
-    handlers, outer = [], []
-    for task in asyncio.all_tasks():
-        if task.done():
-            continue
-        if task.get_name().startswith("HandleExceptions["):
-            handlers.append(task)
-        elif getattr(task.get_coro(), "__name__", "") == "_schedule_rpc_coro":
-            outer.append(task)
-    return handlers, outer
-
-
-async def _end_calls(timeout_s: float = 1.0) -> None:
-    """End the calls ``server.stop`` left running (a seat's stream waits for table events
-    that will not come) before the loop closes.  Left to ``asyncio.run``'s clean-up, each
-    such call's outer task is cancelled while it awaits its handler, and grpc logs that as
-    an unhandled error with a traceback on stderr: on every graceful stop with a stream
-    open.  Cancelled here, the handler ends as grpc expects a cancelled call to (logged at
-    debug), and its outer task returns."""
-    handlers, outer = _call_tasks()
-    for task in handlers:
-        task.cancel()
-    if handlers or outer:
-        await asyncio.wait([*handlers, *outer], timeout=timeout_s)
 
 
 async def _serve_until_signal(

@@ -196,6 +196,8 @@ class Waker(Notifier):
         #: Whether this process is writing a table now (its lock is held).
         self._writing = writing or (lambda key: False)
         self._futures: dict[str, asyncio.Future[None]] = {}
+        #: Set by :meth:`stop` (a graceful stop): streams waiting here end.
+        self.stopped = False
         #: The latest table seq this process wrote and woke its own waiters for: the NOTIFY
         #: of that same write (``table_id:seq``) comes back through LISTEN and would wake
         #: every stream of the table a second time for nothing (an empty read each).
@@ -321,10 +323,17 @@ class Waker(Notifier):
             self._futures[key] = fut
         return fut
 
+    def stop(self) -> None:
+        """The server is stopping: every wait returns now, and every later one at once."""
+        self.stopped = True
+        self._fire_all()
+
     async def wait(self, key: str, timeout: float, fut: asyncio.Future[None] | None = None) -> bool:
         """Until ``key`` is woken or ``timeout`` passes: whether it was woken.  ``fut``: a
         future taken with :meth:`future` before reading, so that a wake-up between the read
         and this wait is not missed."""
+        if self.stopped:
+            return True
         fut = fut or self.future(key)
         try:
             await asyncio.wait_for(asyncio.shield(fut), timeout)

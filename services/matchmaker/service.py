@@ -205,6 +205,10 @@ class MatchmakerServicer:
         self.store = runner.store
         self.access = access
 
+    def stop_streams(self) -> None:
+        """A graceful stop: Subscribe and WatchTicket streams end (SERVER_STOPPING)."""
+        self.runner.waker.stop()
+
     def who(self, context: Any, player_id: str | None = None) -> Any:
         who = self.access.who(context.invocation_metadata())
         if player_id is not None:
@@ -331,6 +335,8 @@ class MatchmakerServicer:
             if waker.listening:
                 poll = max(poll, LISTENING_POLL_S)
             await waker.wait(wake_key, poll, armed)
+            if waker.stopped:
+                raise grpc_errors.server_stopping()
             armed = waker.future(wake_key)
 
     # ------------------------------------------------------------------ tables
@@ -377,6 +383,8 @@ class MatchmakerServicer:
                     # log (player_left, table_closed), so the seat is checked on one, and
                     # on a quiet poll only now and then, as a safety net.
                     woken = await waker.wait(table_id, poll, armed)
+                    if waker.stopped:
+                        raise grpc_errors.server_stopping()
                     continue
                 # Someone left, or nothing new for a while: is this seat still ours?
                 checked = loop.time()
@@ -388,6 +396,8 @@ class MatchmakerServicer:
                         yield ev
                     return
                 woken = await waker.wait(table_id, poll, armed)
+                if waker.stopped:
+                    raise grpc_errors.server_stopping()
         finally:
             self.runner.spawn(self.runner.disconnected(stream_id, table_id, seat, player))
 

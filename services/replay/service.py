@@ -222,6 +222,11 @@ class ReplayServicer:
         self.follower = EventFollower(store, poll_interval=poll_interval)
         self.poll_interval = poll_interval
         self._pool = ThreadPoolExecutor(threads, thread_name_prefix="replay-db")
+        #: Set at a graceful stop: followed streams end (SERVER_STOPPING).
+        self.stopping = False
+
+    def stop_streams(self) -> None:
+        self.stopping = True
 
     def close(self) -> None:
         self.follower.close()
@@ -338,6 +343,8 @@ class ReplayServicer:
             head, status = await self._wait(game_id, next_seq - 1)
             if status != "running" and head < next_seq:
                 return
+            if self.stopping:
+                raise grpc_errors.server_stopping()
 
     async def _wait(self, game_id: str, after_seq: int) -> tuple[int, str]:
         """The game's head once it passes ``after_seq``, the game ends, or a poll interval
@@ -348,6 +355,8 @@ class ReplayServicer:
             return head
         deadline = time.monotonic() + self.poll_interval
         while time.monotonic() < deadline and self.follower.version(game_id) == seen:
+            if self.stopping:
+                break
             await asyncio.sleep(WAKE_CHECK_S)
         result: tuple[int, str] = await self._run(self.store.head, game_id)
         return result

@@ -27,7 +27,8 @@ if _version_not_supported:
 
 class ReplayServiceStub:
     """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
-    cannot be reached (retry later; nothing was written).
+    cannot be reached (retry later; nothing was written), and a followed StreamEvents
+    UNAVAILABLE SERVER_STOPPING when a graceful stop ends it (resume from the next seq).
     """
 
     def __init__(self, channel):
@@ -85,7 +86,8 @@ class ReplayServiceStub:
 
 class ReplayServiceServicer:
     """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
-    cannot be reached (retry later; nothing was written).
+    cannot be reached (retry later; nothing was written), and a followed StreamEvents
+    UNAVAILABLE SERVER_STOPPING when a graceful stop ends it (resume from the next seq).
     """
 
     def AppendEvents(self, request, context):
@@ -260,7 +262,8 @@ def add_ReplayServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class ReplayService:
     """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
-    cannot be reached (retry later; nothing was written).
+    cannot be reached (retry later; nothing was written), and a followed StreamEvents
+    UNAVAILABLE SERVER_STOPPING when a graceful stop ends it (resume from the next seq).
     """
 
     @staticmethod
