@@ -48,20 +48,20 @@ from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_
 from services.engine import rules
 
 from . import bots
+from . import table as table_rules
 from .clients import Engine, Replay, Unreachable
 from .store import (
     NOTIFY_CHANNEL,
     Conflict,
-    PlayerResult,
     Store,
-    Table,
     Write,
     bot_seat,
+    event_of,
     now_ms,
-    table_event,
     ticket_pool_key,
     urgent_thread,
 )
+from .table import Table
 
 log = clog.get_logger("cardroom.matchmaker")
 T = TypeVar("T")
@@ -656,7 +656,7 @@ class Runner:
                 kick.clear()
 
     def _wrote(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> None:
-        self.waker.wake_written(table.table_id, old_seq, table.seq, w.events)
+        self.waker.wake_written(table.table_id, old_seq, table.seq, w.written)
         if w.outbox and not w.outbox_delay_ms:
             self._outbox_kick.set()  # else not due yet: the outbox loop's tick finds them
         if advancing:
@@ -886,35 +886,20 @@ class Runner:
             game_id=table.game_id or "", seq=table.engine_seq, token=table.token or b""
         )
 
-    def _set_turn(self, table: Table, view: engine_pb2.View, now: int, w: Write) -> None:
+    @staticmethod
+    def _set_turn(table: Table, view: engine_pb2.View, now: int, w: Write) -> None:
         """The seat to move and its deadline after the game changed to ``view``."""
-        if not view.HasField("turn") or view.phase == engine_pb2.PHASE_OVER:
-            table.turn, table.turn_deadline_ms = None, None
-            return
-        seat = view.turn
-        s = table.seats[seat]
-        timers = table.config["timers"]
-        table.turn = seat
-        if s["bot"]:
-            table.turn_deadline_ms = now + int(timers["bot_think_ms"])
-            return
-        if s["autoplay"]:
-            table.turn_deadline_ms = now
-            return
-        kind = "bid" if view.phase == engine_pb2.PHASE_BIDDING else "turn"
-        table.turn_deadline_ms = now + int(timers[f"{kind}_ms"])
-        w.events.append(
-            (None, table_event("deadline", {"seat": seat, "kind": kind,
-                                            "deadline_ms": table.turn_deadline_ms}))
-        )  # fmt: skip
+        over = not view.HasField("turn") or view.phase == engine_pb2.PHASE_OVER
+        bidding = view.phase == engine_pb2.PHASE_BIDDING
+        table_rules.set_turn(table, None if over else view.turn, bidding, now, w)
 
-    def _game_events(self, events: Any, w: Write) -> None:
+    @staticmethod
+    def _game_events(events: Any, w: Write) -> None:
         for e in events:
             vis = e.envelope.visibility
             if vis == common_pb2.VISIBILITY_AUDITOR:
                 continue  # the header: its seed reveals every hand; replay keeps it
-            to = e.envelope.seat if vis == common_pb2.VISIBILITY_SEAT else None
-            w.events.append((to, M.TableEvent(type="game", game_event=e)))
+            w.game_event(e, e.envelope.seat if vis == common_pb2.VISIBILITY_SEAT else None)
 
     @staticmethod
     def _variant(table: Table) -> rules.Variant:
@@ -925,14 +910,13 @@ class Runner:
 
     async def _start_game(self, table: Table, w: Write) -> None:
         v = self._variant(table)
-        table.game_no += 1
-        game_id = f"{table.table_id}.{table.game_no}"
+        game_id = table_rules.next_game_id(table)
         request = engine_pb2.NewGameRequest(
             variant=table.variant,
             room=room_message(table.config),
             deal=engine_pb2.Deal(seed=secrets.token_hex(16)),
             game_id=game_id,
-            players=[s["player_id"] for s in table.seats],
+            players=[s.player_id for s in table.seats],
             table=engine_pb2.TableRef(id=table.table_id, game_no=table.game_no),
         )
         # RULES.md §4.3: without rotation every game draws its first bidder from its own
@@ -941,19 +925,11 @@ class Runner:
             request.first_bidder = (table.first_bidder + 1) % v.players
         response = await self._engine_gate.call(self.engine.new_game, request)
         now = now_ms()
-        table.state = "playing"
-        table.game_id = game_id
         table.token = response.state.token
         table.engine_seq = response.state.seq
-        table.start_deadline_ms = None
         if v.bidding and response.public_view.HasField("turn"):
             table.first_bidder = response.public_view.turn
-        w.events.append(
-            (None, table_event("game_started", {
-                "game_id": game_id, "game_no": table.game_no,
-                "players": [s["player_id"] for s in table.seats],
-            }))
-        )  # fmt: skip
+        table_rules.start_game(table, game_id, now, w)
         self._game_events(response.events, w)
         w.outbox.append(self._append_request(game_id, response.events))
         self._set_turn(table, response.public_view, now, w)
@@ -1008,7 +984,7 @@ class Runner:
             w.outbox.append(self._append_request(table.game_id or "", response.events))
         kind = action.WhichOneof("kind")
         if kind == "autoplay":
-            table.seats[action.seat]["autoplay"] = action.autoplay
+            table.seats[action.seat].autoplay = action.autoplay
         if response.game_over:
             self._finish_game(table, response, now, w)
         elif kind != "autoplay" or table.turn == action.seat:
@@ -1028,66 +1004,12 @@ class Runner:
         self, table: Table, response: engine_pb2.ApplyResponse, now: int, w: Write
     ) -> None:
         s = response.settlement
-        scores = list(s.scores)
-        family = rules.variant(table.variant).family
-        for seat, score in zip(table.seats, scores, strict=False):
-            seat["total"] += int(score)
-            if not seat["bot"]:  # who sat there when the game ended: an escaper still does
-                w.results.append(
-                    PlayerResult(seat["player_id"], family, str(table.game_id), int(score), now)
-                )
-        table.last_scores = scores
         table.last_settlement = s.settlement_json
-        w.events.append(
-            (None, table_event("game_over", {
-                "game_id": table.game_id, "game_no": table.game_no, "scores": scores,
-                "settlement": json.loads(s.settlement_json or "{}"),
-            }))
+        table_rules.finish_game(
+            table, list(s.scores), s.escaper if s.HasField("escaper") else None,
+            json.loads(s.settlement_json or "{}"), rules.variant(table.variant).family, now, w,
+            lambda: bot_seat(table.bot_level),
         )  # fmt: skip
-        w.events.append(
-            (None, table_event("series", {
-                "games": table.game_no, "totals": [x["total"] for x in table.seats],
-            }))
-        )  # fmt: skip
-        table.state = "waiting"
-        table.game_id, table.token, table.engine_seq = None, None, 0
-        table.turn, table.turn_deadline_ms = None, None
-        for seat in table.seats:
-            seat["ready"] = seat["bot"]
-            seat["autoplay"] = False
-        if s.HasField("escaper") and not table.seats[s.escaper]["bot"]:
-            self._remove(table, s.escaper, "escaped", w)
-        table.start_deadline_ms = now + int(table.config["timers"]["start_ms"])
-        self._close_if_empty(table, w)
-
-    def _remove(self, table: Table, seat: int, why: str, w: Write, refill: bool = False) -> None:
-        """The human in ``seat`` leaves the table (his hold ends); a bot takes the seat, or
-        with ``refill`` the pool's next waiting ticket if there is one (the store decides in
-        the write's transaction, and says who joined)."""
-        old = table.seats[seat]
-        w.release.append(old["player_id"])
-        w.events.append(
-            (None, table_event("player_left", {"seat": seat, "player_id": old["player_id"],
-                                               "why": why}))
-        )  # fmt: skip
-        new = bot_seat(table.config["bot_level"])
-        table.seats[seat] = new
-        if refill:
-            w.refill.append(seat)
-            return
-        w.events.append(
-            (None, table_event("bot_joined", {"seat": seat, "player_id": new["player_id"],
-                                              "bot": True}))
-        )  # fmt: skip
-
-    def _close_if_empty(self, table: Table, w: Write) -> None:
-        if table.humans() or table.state == "closed":
-            return
-        if table.state == "playing":
-            return  # closes when the game ends (bots finish it)
-        table.state = "closed"
-        table.start_deadline_ms = None
-        w.events.append((None, table_event("table_closed", {"games": table.game_no})))
 
     # ------------------------------------------------------------------ due work
     async def advance(self, table_id: str) -> None:
@@ -1185,64 +1107,38 @@ class Runner:
 
     async def _due(self, table: Table, w: Write) -> None:
         now = now_ms()
-        graced = [
-            i for i, s in enumerate(table.seats)
-            if s.get("grace_ms") is not None and s["grace_ms"] <= now
-        ]  # fmt: skip
-        if graced:
+        expired = table_rules.graced(table, now)
+        if expired:
             # A stream of the seat may have opened on another instance meanwhile (its
             # "connected" write lost a race with this seat's "disconnected"): the rows of
             # open streams decide, and such a seat is connected, not escaped.
             live = await self.db(self.store.live_seats, table.table_id)
-            for i in [i for i in graced if i in live]:
-                table.seats[i]["connected"], table.seats[i]["grace_ms"] = True, None
-                w.events.append((None, table_event("reconnected", {"seat": i})))
-            if live & set(graced) and not (graced := [i for i in graced if i not in live]):
+            table_rules.back_in_time(table, [i for i in expired if i in live], w)
+            if live & set(expired) and not (expired := [i for i in expired if i not in live]):
                 return  # only the grace was due, and it ended: written as it is
-        if table.state == "waiting":
-            if graced:
-                for i in graced:
-                    self._remove(table, i, "disconnected", w)
-                self._close_if_empty(table, w)
-            elif all(s["ready"] for s in table.seats):
-                await self._start_game(table, w)
-            elif table.start_deadline_ms is not None and table.start_deadline_ms <= now:
-                # Issue 10 §2: the seats of those not ready go to the next waiting tickets
-                # of the pool, who get a start timeout of their own; else to bots.
-                for i, s in enumerate(table.seats):
-                    if not s["ready"]:
-                        self._remove(table, i, "not_ready", w, refill=True)
-                table.start_deadline_ms = now + int(table.config["timers"]["start_ms"])
-                w.then = self._close_if_empty
+        due = table_rules.due_step(table, now, expired, lambda: bot_seat(table.bot_level), w)
+        if due.step is table_rules.Step.DEAL:
+            await self._start_game(table, w)
             return
-        if table.state != "playing":
+        if due.step is table_rules.Step.NOTHING or due.seat is None:
             return
-        if graced:
-            seat = graced[0]
-            table.seats[seat]["grace_ms"] = None
-            action = engine_pb2.Action(seat=seat, leave=True)
-            await self._apply(table, action, table.seats[seat]["player_id"],
-                              common_pb2.CAUSE_DISCONNECT, w)  # fmt: skip
-            return
-        if table.turn is None or table.turn_deadline_ms is None:
-            table.turn_deadline_ms = None
-            return
-        seat = table.turn
-        s = table.seats[seat]
-        if s["bot"] or s["autoplay"]:
-            view = await self._turn_view(table, seat)
-            if s["bot"]:
-                chosen = bots.choose_bot_action(
-                    s["player_id"].split(":")[1], view, f"{table.game_id}:{table.engine_seq}"
-                )
+        s = table.seats[due.seat]
+        if due.step is table_rules.Step.LEAVE:
+            action = engine_pb2.Action(seat=due.seat, leave=True)
+            await self._apply(table, action, s.player_id, common_pb2.CAUSE_DISCONNECT, w)
+        elif due.step is table_rules.Step.TIMEOUT:
+            action = engine_pb2.Action(seat=due.seat, timeout=True)
+            await self._apply(table, action, s.player_id, common_pb2.CAUSE_TIMEOUT, w)
+        else:
+            view = await self._turn_view(table, due.seat)
+            if due.step is table_rules.Step.BOT:
+                seed = f"{table.game_id}:{table.engine_seq}"
+                chosen = bots.choose_bot_action(s.bot_level, view, seed)
                 cause = common_pb2.CAUSE_BOT
             else:
                 chosen = bots.autoplay_move(view)
                 cause = common_pb2.CAUSE_AUTOPLAY
-            await self._apply(table, bots.action_message(chosen), s["player_id"], cause, w)
-            return
-        action = engine_pb2.Action(seat=seat, timeout=True)
-        await self._apply(table, action, s["player_id"], common_pb2.CAUSE_TIMEOUT, w)
+            await self._apply(table, bots.action_message(chosen), s.player_id, cause, w)
 
     async def _turn_view(self, table: Table, seat: int) -> rules.SeatView:
         """The view of ``seat``, the seat to move, for its bot or auto-play: the one the last
@@ -1327,7 +1223,7 @@ class Runner:
             out = M.ActResponse(
                 game_over=response.game_over,
                 view=response.seat_view,
-                events=[ev for to, ev in w.events if rules.may_see(to, seat)],
+                events=[event_of(n) for n in w.notes if rules.may_see(n.to, seat)],
             )
             if response.game_over:
                 out.settlement.CopyFrom(response.settlement)
@@ -1365,12 +1261,8 @@ class Runner:
             seat = self.seat_or_refuse(table, player)
             if table.state == "closed":
                 raise failed(ServiceReason.TABLE_CLOSED, "the table is closed")
-            if table.state != "waiting" or table.seats[seat]["ready"]:
-                return None
-            table.seats[seat]["ready"] = True
             w = Write()
-            w.events.append((None, table_event("ready", {"seat": seat})))
-            return w
+            return w if table_rules.ready(table, seat, w) else None
 
         return await self.mutate(table_id, change)
 
@@ -1385,10 +1277,10 @@ class Runner:
                 except Unreachable as exc:
                     raise engine_down(exc) from None
                 if table.seat_of(player) == seat:  # not an escape the rules recorded
-                    self._remove(table, seat, "left", w)
+                    table_rules.remove(table, seat, "left", w, bot_seat(table.bot_level))
             else:
-                self._remove(table, seat, "left", w)
-                self._close_if_empty(table, w)
+                table_rules.remove(table, seat, "left", w, bot_seat(table.bot_level))
+                table_rules.close_if_empty(table, w)
             return w
 
         with playing():
@@ -1425,15 +1317,8 @@ class Runner:
         async def change(table: Table) -> Write | None:
             if table.seat_of(player) != seat:
                 return None
-            s = table.seats[seat]
-            was = s["connected"]
-            s["connected"], s["grace_ms"] = True, None
-            if was is True:
-                return None
             w = Write()
-            kind = "connected" if was is None else "reconnected"
-            w.events.append((None, table_event(kind, {"seat": seat})))
-            return w
+            return w if table_rules.connected(table, seat, w) else None
 
         try:
             await asyncio.shield(opened)
@@ -1462,18 +1347,9 @@ class Runner:
 
     async def _mark_disconnected(self, table_id: str, seat: int, player: str) -> None:
         async def change(table: Table) -> Write | None:
-            if table.seat_of(player) != seat or table.state == "closed":
+            if table.seat_of(player) != seat or table.state == table_rules.State.CLOSED:
                 return None
-            s = table.seats[seat]
-            if s["connected"] is False:
-                return None
-            s["connected"] = False
-            grace = int(table.config["timers"]["grace_ms"])
-            s["grace_ms"] = now_ms() + grace
             w = Write()
-            w.events.append(
-                (None, table_event("disconnected", {"seat": seat, "grace_ms": s["grace_ms"]}))
-            )
-            return w
+            return w if table_rules.disconnected(table, seat, now_ms(), w) else None
 
         await self.mutate(table_id, change)

@@ -28,7 +28,8 @@ from services.engine import rules
 from . import access as acc
 from .bots import DEFAULT_LEVEL, LEVELS
 from .runner import Runner, not_found, room_message
-from .store import EVENTS_PAGE, HeldError, Table, now_ms, ticket_pool_key
+from .store import EVENTS_PAGE, HeldError, now_ms, ticket_pool_key
+from .table import Table
 
 M = matchmaker_pb2
 SERVICE = M.DESCRIPTOR.services_by_name["MatchmakerService"]
@@ -109,12 +110,12 @@ def seat_messages(table: Table) -> list[M.Seat]:
     return [
         M.Seat(
             seat=i,
-            player_id=s["player_id"],
-            bot=s["bot"],
-            ready=s["ready"],
-            connected=bool(s["connected"]) or s["bot"],
-            autoplay=s["autoplay"],
-            total=s["total"],
+            player_id=s.player_id,
+            bot=s.bot,
+            ready=s.ready,
+            connected=s.connected,
+            autoplay=s.autoplay,
+            total=s.total,
         )
         for i, s in enumerate(table.seats)
     ]

@@ -56,6 +56,7 @@ from .models import (
     tables,
     tickets,
 )
+from .table import Effects, Note, Seat, State, Table, close_if_empty
 
 NOTIFY_CHANNEL = "cardroom_mm"
 #: ``application_name`` of every matchmaker session: :meth:`Store.reap_stuck` looks for
@@ -174,93 +175,25 @@ class HeldError(Exception):
 
 
 @dataclass
-class Table:
-    """One row of mm_tables, as the runner works on it."""
+class Write(Effects):
+    """What one conditional write commits besides the table row: the table's effects (its
+    events, released holds, seats to refill, players' results; services/matchmaker/table.py)
+    and the runner's (the engine's events for replay, an Act's answer)."""
 
-    table_id: str
-    variant: str
-    config: dict[str, Any]
-    state: str
-    seq: int
-    seats: list[dict[str, Any]]
-    game_no: int = 0
-    game_id: str | None = None
-    engine_seq: int = 0
-    token: bytes | None = None
-    turn: int | None = None
-    turn_deadline_ms: int | None = None
-    start_deadline_ms: int | None = None
-    due_ms: int | None = None
-    lease_ms: int = 0
-    first_bidder: int | None = None
-    last_scores: list[int] | None = None
-    last_settlement: str | None = None
-    created_ms: int = 0
-    updated_ms: int = 0
-
-    @classmethod
-    def from_row(cls, row: Any) -> Table:
-        m = row._mapping
-        return cls(**{k: m[k] for k in cls.__dataclass_fields__})
-
-    def values(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-    def seat_of(self, player_id: str) -> int | None:
-        for i, s in enumerate(self.seats):
-            if not s["bot"] and s["player_id"] == player_id:
-                return i
-        return None
-
-    def humans(self) -> list[int]:
-        return [i for i, s in enumerate(self.seats) if not s["bot"]]
-
-    def compute_due(self) -> int | None:
-        """The next moment something is due at this table (None: nothing)."""
-        if self.state == "closed":
-            return None
-        candidates = [s["grace_ms"] for s in self.seats if s.get("grace_ms") is not None]
-        if self.state == "waiting":
-            if all(s["ready"] for s in self.seats):
-                candidates.append(0)
-            elif self.start_deadline_ms is not None:
-                candidates.append(self.start_deadline_ms)
-        elif self.turn_deadline_ms is not None:
-            candidates.append(self.turn_deadline_ms)
-        return min(candidates) if candidates else None
-
-
-@dataclass
-class Write:
-    """What one conditional write adds besides the table row."""
-
-    #: (to_seat or None for every seat, TableEvent without table_id/seq, filled in here)
-    events: list[tuple[int | None, matchmaker_pb2.TableEvent]] = field(default_factory=list)
     outbox: list[replay_pb2.AppendEventsRequest] = field(default_factory=list)
-    #: Players whose hold ends (they left the table); (player, table, seat) holds to move.
-    release: list[str] = field(default_factory=list)
     #: (table_id, request_id, body_hash, response) of an idempotent Act.
     request: tuple[str, str, bytes, matchmaker_pb2.ActResponse] | None = None
-    #: Seats freed for the next waiting tickets of the table's pool: filled in the write's
-    #: own transaction (so a lost race claims no ticket), a bot where no ticket fits.
-    refill: list[int] = field(default_factory=list)
-    #: Called in that transaction after the refill (e.g. close a table left without humans).
-    then: Callable[[Table, Write], None] | None = None
     #: The outbox rows are due this long after the write (RunnerSettings.outbox_gather_ms).
     outbox_delay_ms: int = 0
-    #: A game ended: each human player's score, added to their totals in this transaction.
-    results: list[PlayerResult] = field(default_factory=list)
+    #: Filled by the write: (to_seat, TableEvent with its table id and seq) of each note.
+    written: list[tuple[int | None, matchmaker_pb2.TableEvent]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class PlayerResult:
-    """One human player's part of a game that ended at ``ended_ms``."""
-
-    player_id: str
-    family: str
-    game_id: str
-    score: int
-    ended_ms: int
+def event_of(note: Note) -> matchmaker_pb2.TableEvent:
+    """The TableEvent a note publishes (without table_id and seq, filled in at the write)."""
+    if note.type == "game":
+        return matchmaker_pb2.TableEvent(type="game", game_event=note.body)
+    return table_event(note.type, note.data)
 
 
 def _add_results_statement(postgres: bool) -> Any:
@@ -295,33 +228,9 @@ def ticket_pool_key(pool: str) -> str:
     return f"pool/{pool}"
 
 
-def bot_id(level: str) -> str:
-    return f"bot:{level}:{uuid.uuid4().hex[:12]}"
-
-
-def bot_seat(level: str) -> dict[str, Any]:
-    return {
-        "player_id": bot_id(level),
-        "bot": True,
-        "ready": True,
-        "connected": True,
-        "autoplay": False,
-        "total": 0,
-        "grace_ms": None,
-    }
-
-
-def human_seat(player_id: str) -> dict[str, Any]:
-    return {
-        "player_id": player_id,
-        "bot": False,
-        "ready": False,
-        # None: never subscribed (no grace runs); True/False once a stream opened.
-        "connected": None,
-        "autoplay": False,
-        "total": 0,
-        "grace_ms": None,
-    }
+def bot_seat(level: str) -> Seat:
+    """A new bot of ``level`` for a seat (its id unique: ``bot:<level>:<12 hex digits>``)."""
+    return Seat.for_bot(level, uuid.uuid4().hex[:12])
 
 
 class Store:
@@ -570,13 +479,13 @@ class Store:
         config = dict(group[0].config)
         n = int(config["players"])
         table_id = uuid.uuid4().hex
-        seats: list[dict[str, Any]] = []
+        seats: list[Seat] = []
         placed: list[tuple[Any, list[int]]] = []
         for ticket in group:
             mine = []
             for p in ticket.players:
                 mine.append(len(seats))
-                seats.append(human_seat(p))
+                seats.append(Seat.human(p))
             placed.append((ticket, mine))
         while len(seats) < n:
             seats.append(bot_seat(config["bot_level"]))
@@ -607,7 +516,7 @@ class Store:
             table_id=table_id,
             variant=config["variant"],
             config=config,
-            state="waiting",
+            state=State.WAITING,
             seq=0,
             seats=seats,
             start_deadline_ms=now + int(config["timers"]["start_ms"]),
@@ -616,8 +525,8 @@ class Store:
         )
         evs = []
         for i, s in enumerate(seats):
-            kind = "bot_joined" if s["bot"] else "seated"
-            ev = table_event(kind, {"seat": i, "player_id": s["player_id"], "bot": s["bot"]})
+            kind = "bot_joined" if s.bot else "seated"
+            ev = table_event(kind, {"seat": i, "player_id": s.player_id, "bot": s.bot})
             table.seq += 1
             ev.table_id, ev.seq = table_id, table.seq
             evs.append(
@@ -646,7 +555,7 @@ class Store:
     def load(self, table_id: str) -> Table | None:
         with self.reader.connect() as conn:
             row = conn.execute(_LOAD, {"p_table_id": table_id}).first()
-        return None if row is None else Table.from_row(row)
+        return None if row is None else Table.from_values(dict(row._mapping))
 
     def write(self, table: Table, old_seq: int, w: Write, hold_ms: int = 0) -> Table:
         """Commit ``table`` (its new state), conditional on its seq still being ``old_seq``,
@@ -665,14 +574,14 @@ class Store:
             # The refill changes ``table`` and ``w`` as it seats tickets: undone if the
             # transaction fails, so that a retry (Runner._in, after an outage) refills
             # again rather than write seats whose tickets were rolled back.
-            seats, events, refill = copy.deepcopy(table.seats), list(w.events), w.refill
+            seats, notes, refill = copy.deepcopy(table.seats), list(w.notes), w.refill
             state, start = table.state, table.start_deadline_ms
             try:
                 with self._tx() as conn:
                     self._refill(conn, table, w)
                     return self._write(conn, table, old_seq, w, hold_ms)
             except BaseException:
-                table.seats, w.events[:], w.refill = seats, events, refill
+                table.seats, w.notes[:], w.refill = seats, notes, refill
                 table.state, table.start_deadline_ms = state, start
                 raise
         return self._write(None, table, old_seq, w, hold_ms)
@@ -716,20 +625,14 @@ class Store:
                 )
                 if done.rowcount != 1:  # pragma: no cover - the hold is the ticket's
                     raise RuntimeError(f"player {p} has no hold for ticket {r.ticket_id}")
-                table.seats[seat] = human_seat(p)
-                w.events.append(
-                    (None, table_event("seated", {"seat": seat, "player_id": p, "bot": False}))
-                )
+                table.seats[seat] = Seat.human(p)
+                w.note("seated", seat=seat, player_id=p, bot=False)
             self._notify(conn, ticket_pool_key(r.pool))
         for seat in free:
-            bot = table.seats[seat]
-            w.events.append(
-                (None, table_event("bot_joined", {"seat": seat, "player_id": bot["player_id"],
-                                                  "bot": True}))
-            )  # fmt: skip
+            w.note("bot_joined", seat=seat, player_id=table.seats[seat].player_id, bot=True)
         w.refill = []
-        if w.then is not None:
-            w.then(table, w)
+        if w.close_if_empty:
+            close_if_empty(table, w)
 
     def _write(
         self, conn: Connection | None, table: Table, old_seq: int, w: Write, hold_ms: int = 0
@@ -737,7 +640,10 @@ class Store:
         now = now_ms()
         ev_rows = []
         seq = old_seq
-        for to_seat, ev in w.events:
+        w.written = []
+        for note in w.notes:
+            to_seat, ev = note.to, event_of(note)
+            w.written.append((to_seat, ev))
             seq += 1
             ev.table_id, ev.seq = table.table_id, seq
             if not ev.HasField("at"):
@@ -746,7 +652,7 @@ class Store:
                 {"table_id": table.table_id, "seq": seq, "to_seat": to_seat,
                  "body": ev.SerializeToString()}
             )  # fmt: skip
-        if not w.events:
+        if not w.notes:
             seq += 1  # every write moves the seq on, so two writers can never both win
         table.seq = seq
         table.updated_ms = now
@@ -896,7 +802,7 @@ class Store:
         if state:
             query = query.where(tables.c.state == state)
         with self.reader.connect() as conn:
-            return [Table.from_row(r) for r in conn.execute(query)]
+            return [Table.from_values(dict(r._mapping)) for r in conn.execute(query)]
 
     def counts(self) -> tuple[int, int]:
         with self.reader.connect() as conn:

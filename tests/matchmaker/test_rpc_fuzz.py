@@ -146,7 +146,7 @@ def message_of(desc: D.Descriptor, pools: Pools, depth: int = 0) -> st.SearchStr
             one = message_of(f.message_type, pools, depth + 1)
         else:
             one = _scalar(f, pools)
-        many = f.label == D.FieldDescriptor.LABEL_REPEATED
+        many = f.is_repeated
         fields[f.name] = st.one_of(st.none(), st.lists(one, max_size=3) if many else one)
 
     def build(values: dict[str, Any]) -> Message:
@@ -156,7 +156,7 @@ def message_of(desc: D.Descriptor, pools: Pools, depth: int = 0) -> st.SearchStr
                 continue
             target = getattr(msg, name) if hasattr(msg, name) else None
             f = desc.fields_by_name[name]
-            if f.label == D.FieldDescriptor.LABEL_REPEATED:
+            if f.is_repeated:
                 if f.type == D.FieldDescriptor.TYPE_MESSAGE:
                     for v in value:
                         target.add().CopyFrom(v)  # type: ignore[union-attr]
@@ -190,7 +190,7 @@ def mutated(
         target, target_desc = out, desc
         while True:
             f = data(st.sampled_from(list(target_desc.fields)))
-            many = f.label == D.FieldDescriptor.LABEL_REPEATED
+            many = f.is_repeated
             # Mostly deeper: the checks worth reaching sit at the leaves (an event's times).
             deeper = data(st.integers(0, 3)) > 0
             if f.type == D.FieldDescriptor.TYPE_MESSAGE and deeper:

@@ -1,0 +1,455 @@
+"""A table's own rules, pure: its seats and timers, what is due when, and what each thing that
+happens at a table (a game starting or ending, a player readying, leaving, dropping their
+stream, a deadline running out) changes.
+
+Nothing here touches gRPC, SQL, the clock, threads or randomness: ``now`` comes in as epoch
+milliseconds, and a transition changes the :class:`Table` it is given and records what must
+happen besides in :class:`Effects` — table events to publish, holds to release, seats to
+refill from the queue, players' results — which the runner carries out and the store commits
+in one conditional write.  Where the game itself must move (a deal, a timeout, a bot's
+move), :func:`due_step` says which engine call is due; the runner makes it and hands the
+answer back to :func:`set_turn` or :func:`finish_game`.
+
+The stored JSON keys of a seat (``player_id``, ``bot``, ``ready``, ``connected``,
+``autoplay``, ``total``, ``grace_ms``) are unchanged, so no data migration is needed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class State(enum.StrEnum):
+    WAITING = "waiting"  # between games: seats get ready, the start timer runs
+    PLAYING = "playing"
+    CLOSED = "closed"
+
+
+class Timer(enum.StrEnum):
+    """The table's timers (RULES.md §6), by their key in the stored config (``<name>_ms``)."""
+
+    BID = "bid"
+    TURN = "turn"
+    START = "start"
+    GRACE = "grace"
+    BOT_THINK = "bot_think"
+
+
+class Connection(enum.Enum):
+    """A human seat's stream: never opened (no grace runs), open, or dropped."""
+
+    NEVER = None
+    CONNECTED = True
+    DISCONNECTED = False
+
+
+BOT_PREFIX = "bot:"
+
+
+def bot_player_id(level: str, unique: str) -> str:
+    """A bot's player id: ``bot:<level>:<unique>`` (player ids of people never start so)."""
+    return f"{BOT_PREFIX}{level}:{unique}"
+
+
+@dataclass
+class Seat:
+    player_id: str
+    bot: bool = False
+    ready: bool = False
+    connection: Connection = Connection.NEVER
+    autoplay: bool = False
+    #: The seat's running total over the table's games.
+    total: int = 0
+    #: When a dropped human's disconnect grace ends (epoch ms), else None.
+    grace_ms: int | None = None
+
+    @classmethod
+    def human(cls, player_id: str) -> Seat:
+        return cls(player_id)
+
+    @classmethod
+    def for_bot(cls, level: str, unique: str) -> Seat:
+        return cls(
+            bot_player_id(level, unique), bot=True, ready=True, connection=Connection.CONNECTED
+        )
+
+    @property
+    def bot_level(self) -> str:
+        """A bot's level (``easy``, ``normal``, ``hard``), from its id."""
+        return self.player_id.split(":")[1] if self.bot else ""
+
+    @property
+    def connected(self) -> bool:
+        """Shown as connected: a bot, or a human whose stream is open."""
+        return self.bot or self.connection is Connection.CONNECTED
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Seat:
+        return cls(
+            player_id=data["player_id"],
+            bot=bool(data["bot"]),
+            ready=bool(data["ready"]),
+            connection=Connection(data.get("connected")),
+            autoplay=bool(data.get("autoplay", False)),
+            total=int(data.get("total", 0)),
+            grace_ms=data.get("grace_ms"),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player_id": self.player_id,
+            "bot": self.bot,
+            "ready": self.ready,
+            "connected": self.connection.value,
+            "autoplay": self.autoplay,
+            "total": self.total,
+            "grace_ms": self.grace_ms,
+        }
+
+
+@dataclass(frozen=True)
+class Timers:
+    """The table's timers in milliseconds (RULES.md §6 defaults come from the room)."""
+
+    bid_ms: int
+    turn_ms: int
+    start_ms: int
+    grace_ms: int
+    bot_think_ms: int
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Timers:
+        t = config["timers"]
+        return cls(*(int(t[f"{timer.value}_ms"]) for timer in _ORDER))
+
+    def ms(self, timer: Timer) -> int:
+        value: int = getattr(self, f"{timer.value}_ms")
+        return value
+
+
+_ORDER = (Timer.BID, Timer.TURN, Timer.START, Timer.GRACE, Timer.BOT_THINK)
+
+
+@dataclass
+class Table:
+    """One table as the matchmaker works on it (a row of mm_tables)."""
+
+    table_id: str
+    variant: str
+    config: dict[str, Any]
+    state: State
+    seq: int
+    seats: list[Seat]
+    game_no: int = 0
+    game_id: str | None = None
+    engine_seq: int = 0
+    token: bytes | None = None
+    turn: int | None = None
+    turn_deadline_ms: int | None = None
+    start_deadline_ms: int | None = None
+    due_ms: int | None = None
+    lease_ms: int = 0
+    first_bidder: int | None = None
+    last_scores: list[int] | None = None
+    last_settlement: str | None = None
+    created_ms: int = 0
+    updated_ms: int = 0
+
+    @classmethod
+    def from_values(cls, values: Mapping[str, Any]) -> Table:
+        """From a row's columns (the seats as their stored JSON)."""
+        data = {k: values[k] for k in FIELDS}
+        data["state"] = State(data["state"])
+        data["seats"] = [Seat.from_json(s) for s in data["seats"]]
+        return cls(**data)
+
+    def values(self) -> dict[str, Any]:
+        """The row's columns (the seats as their stored JSON)."""
+        out = {k: getattr(self, k) for k in FIELDS}
+        out["state"] = self.state.value
+        out["seats"] = [s.to_json() for s in self.seats]
+        return out
+
+    @property
+    def timers(self) -> Timers:
+        return Timers.from_config(self.config)
+
+    @property
+    def bot_level(self) -> str:
+        level: str = self.config["bot_level"]
+        return level
+
+    def seat_of(self, player_id: str) -> int | None:
+        for i, s in enumerate(self.seats):
+            if not s.bot and s.player_id == player_id:
+                return i
+        return None
+
+    def humans(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if not s.bot]
+
+    def compute_due(self) -> int | None:
+        """The next moment something is due at this table (None: nothing)."""
+        if self.state is State.CLOSED:
+            return None
+        candidates = [s.grace_ms for s in self.seats if s.grace_ms is not None]
+        if self.state is State.WAITING:
+            if all(s.ready for s in self.seats):
+                candidates.append(0)
+            elif self.start_deadline_ms is not None:
+                candidates.append(self.start_deadline_ms)
+        elif self.turn_deadline_ms is not None:
+            candidates.append(self.turn_deadline_ms)
+        return min(candidates) if candidates else None
+
+
+FIELDS = tuple(f.name for f in dataclasses.fields(Table))
+
+
+# --------------------------------------------------------------------------- effects
+@dataclass(frozen=True)
+class Note:
+    """A table event to publish: to every seat (``to`` None) or one."""
+
+    type: str
+    data: dict[str, Any]
+    to: int | None = None
+    #: For a "game" note: the engine's event (a cardroom.v1.Event) it carries, as is.
+    body: Any = None
+
+
+@dataclass(frozen=True)
+class PlayerResult:
+    """One human player's part of a game that ended at ``ended_ms``."""
+
+    player_id: str
+    family: str
+    game_id: str
+    score: int
+    ended_ms: int
+
+
+@dataclass
+class Effects:
+    """What a transition needs done besides the table's new state, in the same write."""
+
+    notes: list[Note] = field(default_factory=list)
+    #: Players whose hold on the table ends (they left it).
+    release: list[str] = field(default_factory=list)
+    #: Seats freed for the pool's next waiting tickets (a bot where none fits); filled in the
+    #: write's own transaction, so a lost race claims no ticket.
+    refill: list[int] = field(default_factory=list)
+    #: After the refill: close the table if it was left without people.
+    close_if_empty: bool = False
+    #: A game ended: each human's score, added to their totals in the same transaction.
+    results: list[PlayerResult] = field(default_factory=list)
+
+    def note(self, event_type: str, /, *, to: int | None = None, **data: Any) -> None:
+        self.notes.append(Note(event_type, data, to))
+
+    def game_event(self, event: Any, to: int | None) -> None:
+        """One of the engine's events, as this seat (``to``) or every seat may see it."""
+        self.notes.append(Note("game", {}, to, event))
+
+
+# --------------------------------------------------------------------------- transitions
+def set_turn(table: Table, turn: int | None, bidding: bool, now: int, fx: Effects) -> None:
+    """The seat to move (None: nobody, the game is over) and its deadline: a bot's think
+    time, at once for a seat on auto-play, else the bid or turn timer, announced."""
+    if turn is None:
+        table.turn, table.turn_deadline_ms = None, None
+        return
+    seat = table.seats[turn]
+    timers = table.timers
+    table.turn = turn
+    if seat.bot:
+        table.turn_deadline_ms = now + timers.bot_think_ms
+        return
+    if seat.autoplay:
+        table.turn_deadline_ms = now
+        return
+    kind = Timer.BID if bidding else Timer.TURN
+    table.turn_deadline_ms = now + timers.ms(kind)
+    fx.note("deadline", seat=turn, kind=kind.value, deadline_ms=table.turn_deadline_ms)
+
+
+def start_game(table: Table, game_id: str, now: int, fx: Effects) -> None:
+    """A game began (the engine dealt it): the runner gives its first turn to set_turn."""
+    table.state = State.PLAYING
+    table.game_id = game_id
+    table.start_deadline_ms = None
+    fx.note(
+        "game_started",
+        game_id=game_id,
+        game_no=table.game_no,
+        players=[s.player_id for s in table.seats],
+    )
+
+
+def next_game_id(table: Table) -> str:
+    """Counts the game and names it ``<table>.<game no>``."""
+    table.game_no += 1
+    return f"{table.table_id}.{table.game_no}"
+
+
+def finish_game(
+    table: Table,
+    scores: list[int],
+    escaper: int | None,
+    settlement: dict[str, Any],
+    family: str,
+    now: int,
+    fx: Effects,
+    make_bot: Callable[[], Seat],
+) -> None:
+    """The game ended with these scores: each seat's total and each person's result (who
+    sat there when it ended — an escaper still does), game_over and the series' totals, then
+    the seats wait for the next game (the escaper leaves) and the start timer runs."""
+    game_id = str(table.game_id)
+    for seat, score in zip(table.seats, scores, strict=False):
+        seat.total += int(score)
+        if not seat.bot:
+            fx.results.append(PlayerResult(seat.player_id, family, game_id, int(score), now))
+    table.last_scores = list(scores)
+    fx.note(
+        "game_over", game_id=game_id, game_no=table.game_no, scores=list(scores),
+        settlement=settlement,
+    )  # fmt: skip
+    fx.note("series", games=table.game_no, totals=[s.total for s in table.seats])
+    table.state = State.WAITING
+    table.game_id, table.token, table.engine_seq = None, None, 0
+    table.turn, table.turn_deadline_ms = None, None
+    for seat in table.seats:
+        seat.ready = seat.bot
+        seat.autoplay = False
+    if escaper is not None and not table.seats[escaper].bot:
+        remove(table, escaper, "escaped", fx, make_bot())
+    table.start_deadline_ms = now + table.timers.start_ms
+    close_if_empty(table, fx)
+
+
+def remove(table: Table, seat: int, why: str, fx: Effects, bot: Seat, refill: bool = False) -> None:
+    """The person in ``seat`` leaves the table (their hold ends) and ``bot`` takes the seat;
+    with ``refill`` the pool's next waiting ticket may take it instead (the store decides, in
+    the write's transaction, and says who joined)."""
+    old = table.seats[seat]
+    fx.release.append(old.player_id)
+    fx.note("player_left", seat=seat, player_id=old.player_id, why=why)
+    table.seats[seat] = bot
+    if refill:
+        fx.refill.append(seat)
+        return
+    fx.note("bot_joined", seat=seat, player_id=bot.player_id, bot=True)
+
+
+def close_if_empty(table: Table, fx: Effects) -> None:
+    """A table left without people closes (a game in play first ends: bots finish it)."""
+    if table.humans() or table.state in (State.CLOSED, State.PLAYING):
+        return
+    table.state = State.CLOSED
+    table.start_deadline_ms = None
+    fx.note("table_closed", games=table.game_no)
+
+
+def ready(table: Table, seat: int, fx: Effects) -> bool:
+    """The seat is ready for the next game; False when that changes nothing."""
+    if table.state is not State.WAITING or table.seats[seat].ready:
+        return False
+    table.seats[seat].ready = True
+    fx.note("ready", seat=seat)
+    return True
+
+
+def connected(table: Table, seat: int, fx: Effects) -> bool:
+    """A stream of the seat opened: its grace (if any) ends.  False when it changes nothing."""
+    s = table.seats[seat]
+    was = s.connection
+    s.connection, s.grace_ms = Connection.CONNECTED, None
+    if was is Connection.CONNECTED:
+        return False
+    fx.note("reconnected" if was is Connection.DISCONNECTED else "connected", seat=seat)
+    return True
+
+
+def disconnected(table: Table, seat: int, now: int, fx: Effects) -> bool:
+    """The seat's last stream closed: its disconnect grace starts.  False if it had."""
+    s = table.seats[seat]
+    if s.connection is Connection.DISCONNECTED:
+        return False
+    s.connection = Connection.DISCONNECTED
+    s.grace_ms = now + table.timers.grace_ms
+    fx.note("disconnected", seat=seat, grace_ms=s.grace_ms)
+    return True
+
+
+def graced(table: Table, now: int) -> list[int]:
+    """The seats whose disconnect grace has run out."""
+    return [i for i, s in enumerate(table.seats) if s.grace_ms is not None and s.grace_ms <= now]
+
+
+def back_in_time(table: Table, seats: list[int], fx: Effects) -> None:
+    """Seats whose grace ran out but whose stream is open after all (on another instance,
+    its "connected" write having lost a race with this seat's "disconnected")."""
+    for i in seats:
+        table.seats[i].connection, table.seats[i].grace_ms = Connection.CONNECTED, None
+        fx.note("reconnected", seat=i)
+
+
+class Step(enum.Enum):
+    """What is due at a table that needs the engine (or nothing more)."""
+
+    NOTHING = "nothing"
+    DEAL = "deal"  # every seat is ready: a new game
+    LEAVE = "leave"  # a dropped seat's grace ran out mid-game: it escapes
+    BOT = "bot"  # a bot's think time is up
+    AUTOPLAY = "autoplay"  # a seat on auto-play is to move
+    TIMEOUT = "timeout"  # a person's bid or turn timer ran out
+
+
+@dataclass(frozen=True)
+class Due:
+    step: Step
+    seat: int | None = None
+
+
+def due_step(
+    table: Table, now: int, expired: list[int], make_bot: Callable[[], Seat], fx: Effects
+) -> Due:
+    """Whatever is due at ``now``: done here when it needs no engine (a grace ends between
+    games, the start timer runs out), else the engine step to take.  ``expired``: the seats
+    whose grace ran out and which really are gone (see :func:`back_in_time`); ``make_bot``:
+    a new bot seat for a seat a person leaves."""
+    if table.state is State.WAITING:
+        if expired:
+            for i in expired:
+                remove(table, i, "disconnected", fx, make_bot())
+            close_if_empty(table, fx)
+        elif all(s.ready for s in table.seats):
+            return Due(Step.DEAL)
+        elif table.start_deadline_ms is not None and table.start_deadline_ms <= now:
+            # The seats of those not ready go to the pool's next waiting tickets, who get a
+            # start timeout of their own; else to bots.
+            for i, s in enumerate(table.seats):
+                if not s.ready:
+                    remove(table, i, "not_ready", fx, make_bot(), refill=True)
+            table.start_deadline_ms = now + table.timers.start_ms
+            fx.close_if_empty = True
+        return Due(Step.NOTHING)
+    if table.state is not State.PLAYING:
+        return Due(Step.NOTHING)
+    if expired:
+        table.seats[expired[0]].grace_ms = None
+        return Due(Step.LEAVE, expired[0])
+    if table.turn is None or table.turn_deadline_ms is None:
+        table.turn_deadline_ms = None
+        return Due(Step.NOTHING)
+    seat = table.seats[table.turn]
+    if seat.bot:
+        return Due(Step.BOT, table.turn)
+    if seat.autoplay:
+        return Due(Step.AUTOPLAY, table.turn)
+    return Due(Step.TIMEOUT, table.turn)
