@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint types pytest bench clean proto buf
+.PHONY: install run test lint types pytest bench clean proto buf apidoc
 
 # setup.py and the .pyx: the optional compiled rules core, rebuilt when they change.
 $(STAMP): pyproject.toml setup.py services/engine/rules/_native.pyx
@@ -21,6 +21,11 @@ run: $(STAMP)
 # Regenerate services/gen from proto/ (committed; a test fails when it is stale).
 proto: $(STAMP)
 	$(BIN)/python -m services.protogen
+
+# Regenerate the reference tables of docs/api.md from the proto comments (a test fails when
+# they are stale).
+apidoc: $(STAMP)
+	$(BIN)/python -m services.apidoc
 
 lint: $(STAMP)
 	$(BIN)/ruff check services tests bench migrations

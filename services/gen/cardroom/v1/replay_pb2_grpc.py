@@ -27,7 +27,9 @@ if _version_not_supported:
 
 class ReplayServiceStub:
     """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
-    cannot be reached (retry later; nothing was written).
+    cannot be reached (retry later; nothing was written), MALFORMED_REQUEST (the body does not
+    parse), and with tokens configured UNAUTHENTICATED (no valid token) or PERMISSION_DENIED
+    (a token whose kind may not make the call; see Access on each RPC).
     """
 
     def __init__(self, channel):
@@ -85,7 +87,9 @@ class ReplayServiceStub:
 
 class ReplayServiceServicer:
     """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
-    cannot be reached (retry later; nothing was written).
+    cannot be reached (retry later; nothing was written), MALFORMED_REQUEST (the body does not
+    parse), and with tokens configured UNAUTHENTICATED (no valid token) or PERMISSION_DENIED
+    (a token whose kind may not make the call; see Access on each RPC).
     """
 
     def AppendEvents(self, request, context):
@@ -104,7 +108,8 @@ class ReplayServiceServicer:
         (events[i].…: an unknown type, another game's envelope, a bad actor or cause),
         EVENTS_AFTER_END, NO_SUCH_SEAT (events[i].envelope.seat), REQUEST_ID_REUSED (the id
         was used for another game or another body), SEQ_CONFLICT (ABORTED), EVENT_MISMATCH,
-        GAME_OVER, LOG_INVALID (the stored log no longer replays) (FAILED_PRECONDITION).
+        GAME_OVER, LOG_INVALID (the stored log no longer replays) (FAILED_PRECONDITION),
+        WRITE_CONFLICT (ABORTED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -160,7 +165,7 @@ class ReplayServiceServicer:
         Access: writers and auditors.
         Errors: MISSING_FIELD (record_json), BAD_RECORD (record_json…), BAD_GAME_ID, the rules'
         reasons for an illegal action (metadata "index", "seat"), GAME_NOT_OVER,
-        RESULT_MISMATCH, GAME_EXISTS (ALREADY_EXISTS).
+        RESULT_MISMATCH, GAME_EXISTS (ALREADY_EXISTS), WRITE_CONFLICT (ABORTED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -256,7 +261,9 @@ def add_ReplayServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class ReplayService:
     """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
-    cannot be reached (retry later; nothing was written).
+    cannot be reached (retry later; nothing was written), MALFORMED_REQUEST (the body does not
+    parse), and with tokens configured UNAUTHENTICATED (no valid token) or PERMISSION_DENIED
+    (a token whose kind may not make the call; see Access on each RPC).
     """
 
     @staticmethod
