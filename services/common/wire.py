@@ -414,6 +414,18 @@ _PHASES = {p.value: getattr(engine_pb2, f"PHASE_{p.name}") for p in rules.Phase}
 _STATUSES = {s.value: getattr(common_pb2, f"GAME_STATUS_{s.name}") for s in rules.Status}
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _history_item(action: rules.Action) -> bytes:
+    """One item of a view's history, as the bytes of a View holding only it: every view
+    repeats its deal's whole history after every move, so each action is converted once
+    (actions are frozen values; rules.action_to_dict memoises their JSON the same way) and
+    a history is the concatenation of its items' bytes, which parsing appends in order."""
+    one = engine_pb2.View()
+    item = one.history.add(by=getattr(action, "by", None) or "")
+    fill_action(item.action, action)
+    return one.SerializeToString()
+
+
 def view_message(view: rules.SeatView) -> engine_pb2.View:
     d = view.to_dict()
     msg = engine_pb2.View(
@@ -452,9 +464,8 @@ def view_message(view: rules.SeatView) -> engine_pb2.View:
         msg.opener = view.opener
     for seat, amount in view.bids:
         msg.bids.add(seat=seat, amount=amount)
-    for action in view.history:
-        item = msg.history.add(by=getattr(action, "by", None) or "")
-        fill_action(item.action, action)
+    if view.history:
+        msg.MergeFromString(b"".join(map(_history_item, view.history)))
     if d["settlement"] is not None:
         settlement_of_dict(d["settlement"], msg.settlement)  # view_json holds its JSON
     return msg
