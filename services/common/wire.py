@@ -423,7 +423,8 @@ def _history_item(action: rules.Action) -> bytes:
     one = engine_pb2.View()
     item = one.history.add(by=getattr(action, "by", None) or "")
     fill_action(item.action, action)
-    return one.SerializeToString()
+    data: bytes = one.SerializeToString()
+    return data
 
 
 def view_message(view: rules.SeatView) -> engine_pb2.View:
