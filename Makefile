@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: install run test lint types pytest bench clean proto
+.PHONY: install run test lint types pytest bench clean proto buf apidoc
 
 # setup.py and the .pyx: the optional compiled rules core, rebuilt when they change.
 $(STAMP): pyproject.toml setup.py services/engine/rules/_native.pyx
@@ -21,6 +21,11 @@ run: $(STAMP)
 # Regenerate services/gen from proto/ (committed; a test fails when it is stale).
 proto: $(STAMP)
 	$(BIN)/python -m services.protogen
+
+# Regenerate the reference tables of docs/api.md from the proto comments (a test fails when
+# they are stale).
+apidoc: $(STAMP)
+	$(BIN)/python -m services.apidoc
 
 lint: $(STAMP)
 	$(BIN)/ruff check services tests bench migrations
@@ -42,7 +47,21 @@ pytest: $(STAMP)
 	CARDROOM_PURE=1 $(BIN)/pytest $(RULES_CORE_TESTS) -p no:cacheprovider \
 		--deselect tests/rules/test_native.py::test_both_cores_agree_on_random_positions
 
-test: lint types pytest
+# The proto contract: `buf lint` (buf.yaml) and `buf breaking` against proto/released.binpb,
+# the image of the released API (CHANGELOG.md says when and why it was last updated).  buf
+# comes from npm, pinned by package-lock.json; without node/npm the step says so and is skipped.
+BUF := node_modules/.bin/buf
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+
+buf:
+	@if command -v npm >/dev/null && command -v node >/dev/null; then \
+		$(MAKE) --no-print-directory node_modules/.package-lock.json && \
+		$(BUF) lint && $(BUF) breaking --against proto/released.binpb && echo "buf: lint and breaking OK"; \
+	else echo "buf: skipped (node/npm not found; CI runs it)"; fi
+
+test: lint types buf pytest
 
 # make bench BENCH_ARGS='--quick' (or section names: rules douzero games) for a subset.
 # Bench-only extras, --no-deps (never torch): DouZero's move generator, and RLCard with the

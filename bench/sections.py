@@ -19,6 +19,7 @@ from .matchmaker_bench import matchmaker_section
 from .replay_bench import replay_section
 from .rules_bench import rules_section
 from .scale_bench import scale_section
+from .wire_bench import wire_section
 
 
 class Section(NamedTuple):
@@ -55,6 +56,11 @@ SECTIONS: tuple[Section, ...] = (
         apply_section,
     ),
     Section("engine", "engine service: game calls vs the empty-RPC baseline", engine_section),
+    Section(
+        "wire",
+        "bytes per Subscribe message with typed bodies vs the JSON only, by event type",
+        wire_section,
+    ),
     Section(
         "matchmaker",
         "bot tables through the matchmaker vs the engine's Apply rate; seating 1,000 tickets",

@@ -9,6 +9,7 @@ services take ``wire.engine_pb2`` and friends from this module.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any, Final
@@ -83,8 +84,10 @@ def event_message(
     cause: common_pb2.Cause = common_pb2.CAUSE_UNSPECIFIED,
     deadline: timestamp_pb2.Timestamp | None = None,
     server_time: timestamp_pb2.Timestamp | None = None,
+    typed: bool = False,
 ) -> common_pb2.Event:
-    """A rules event in its envelope: public, or private to the one seat it is for."""
+    """A rules event in its envelope: public, or private to the one seat it is for.  With
+    ``typed``, its typed body too (for an answer; the stored form has none)."""
     env = common_pb2.EventEnvelope(game_id=game_id, seq=seq, actor=actor, cause=cause)
     if server_time is not None:
         env.server_time.CopyFrom(server_time)
@@ -95,7 +98,11 @@ def event_message(
         env.seat = e.to
     if deadline is not None:
         env.turn_deadline.CopyFrom(deadline)
-    return common_pb2.Event(envelope=env, type=e.type, data_json=dumps(event_data(e)))
+    data = event_data(e)
+    msg = common_pb2.Event(envelope=env, type=e.type, data_json=dumps(data))
+    if typed:
+        _fill_event_body(msg, data)
+    return msg
 
 
 def header_message(
@@ -104,9 +111,11 @@ def header_message(
     game_id: str = "",
     actor: str = "",
     server_time: timestamp_pb2.Timestamp | None = None,
+    typed: bool = False,
 ) -> common_pb2.Event:
     """The ``game_header`` event (a game record without actions or result), for auditors
-    only: its seed reveals every hand.  It is always a game's seq 1."""
+    only: its seed reveals every hand.  It is always a game's seq 1.  ``typed``: as in
+    :func:`event_message`."""
     data = {k: v for k, v in header.items() if k not in ("actions", "result")}
     env = common_pb2.EventEnvelope(
         game_id=game_id, actor=actor, visibility=common_pb2.VISIBILITY_AUDITOR
@@ -115,7 +124,10 @@ def header_message(
         env.seq = 1
     if server_time is not None:
         env.server_time.CopyFrom(server_time)
-    return common_pb2.Event(envelope=env, type=HEADER, data_json=dumps(data))
+    msg = common_pb2.Event(envelope=env, type=HEADER, data_json=dumps(data))
+    if typed:
+        _fill_event_body(msg, data)
+    return msg
 
 
 def data_of(event: common_pb2.Event) -> dict[str, Any]:
@@ -180,6 +192,150 @@ def action_of_event(ev: common_pb2.Event, state: rules.GameState) -> rules.Actio
     if not isinstance(on, bool):
         raise BadEvent("an autoplay event needs on: true or false")
     return rules.SetAutoplay(seat, on)
+
+
+# --------------------------------------------------------------------------- typed bodies
+# Every event travels with its body as JSON (data_json: what the store hashes and auditors
+# re-execute) and, when sent, as a typed message too: the member of the ``body`` oneof named
+# like the event's type.  This is the one place that converts the JSON bodies into the typed
+# ones; the fields of a typed body are named like the keys of the JSON object, so most of a
+# body is copied by name (_copy_fields) and only nested objects are converted by hand.
+# tests/common/test_typed_bodies.py checks, for every event of whole games, that both say
+# the same thing.
+
+#: Every table event type a seat's stream carries besides "game" (the matchmaker writes no
+#: other: services/matchmaker/store.py's table_event refuses an unknown one).
+TABLE_EVENT_TYPES: Final = frozenset(
+    {
+        "seated",
+        "bot_joined",
+        "ready",
+        "connected",
+        "reconnected",
+        "disconnected",
+        "game_started",
+        "deadline",
+        "game_over",
+        "series",
+        "player_left",
+        "table_closed",
+    }
+)
+#: The type of a table event that carries a game event (in ``game_event``).
+GAME: Final = "game"
+#: Keys of a settlement's JSON that its message holds in other fields, or not at all.
+_SETTLEMENT_SPECIAL: Final = frozenset({"status", "factors", "steps", "bombs"})
+_ROOM_FIELDS: Final = ("stake", "max_multiplier", "escape_multiplier")
+
+
+@functools.cache
+def _scalar_fields(descriptor: Any) -> tuple[tuple[str, bool], ...]:
+    """The scalar fields of a message type (name, repeated): what _copy_fields sets."""
+    return tuple((f.name, f.is_repeated) for f in descriptor.fields if f.message_type is None)
+
+
+def _copy_fields(msg: Any, data: Mapping[str, Any], skip: frozenset[str] = frozenset()) -> None:
+    """Set every scalar (and repeated scalar) field of ``msg`` that ``data`` holds under its
+    name, not null; the rest of ``data`` is the caller's."""
+    for name, repeated in _scalar_fields(msg.DESCRIPTOR):
+        value = data.get(name)
+        if value is None or name in skip:
+            continue
+        if repeated:
+            getattr(msg, name).extend(value)
+        else:
+            setattr(msg, name, value)
+
+
+def room_message(room: Mapping[str, Any]) -> common_pb2.Room:
+    """A room in its JSON form (a game record's) as its message: the stake and bounds in their
+    fields, the rest (variant overrides, table settings) in overrides_json."""
+    msg = common_pb2.Room()
+    _copy_fields(msg, room, skip=frozenset({"overrides_json"}))
+    rest = {k: v for k, v in room.items() if k not in _ROOM_FIELDS}
+    if rest:
+        msg.overrides_json = dumps(rest)
+    return msg
+
+
+def settlement_of_dict(data: Mapping[str, Any], msg: common_pb2.Settlement) -> None:
+    """Fill ``msg`` from a settlement's JSON (rules.Settlement.to_dict); settlement_json is
+    left to the caller (a typed event body leaves it empty: data_json holds the object)."""
+    _copy_fields(msg, data, skip=_SETTLEMENT_SPECIAL | {"settlement_json"})
+    msg.status = _STATUSES.get(data.get("status", ""), common_pb2.GAME_STATUS_UNSPECIFIED)
+    for f in data.get("factors") or ():
+        msg.factors.add(name=f["name"], value=f["value"], detail=f["detail"])
+    for t in data.get("steps") or ():
+        msg.steps.add(name=t["name"], value=t["value"], how=t["how"])
+    for b in data.get("bombs") or ():
+        msg.bombs.add(seat=b["seat"], kind=b["kind"], size=b["size"], rank=b["rank"], led=b["led"])
+
+
+def _header_body(msg: common_pb2.GameHeaderEvent, data: Mapping[str, Any]) -> None:
+    _copy_fields(msg, data)
+    if isinstance(data.get("room"), Mapping):
+        msg.room.CopyFrom(room_message(data["room"]))
+    deal = data.get("deal")
+    if isinstance(deal, Mapping):
+        if "seed" in deal:
+            msg.seed = deal["seed"]
+        else:
+            _copy_fields(msg.hands, deal)
+            msg.hands.SetInParent()  # an explicit deal with empty hands is still one
+    table = data.get("table")
+    if isinstance(table, Mapping):
+        msg.table_id = table.get("id", "")
+        msg.game_no = table.get("game_no", 0)
+
+
+def _game_over_body(msg: Any, data: Mapping[str, Any]) -> None:
+    _copy_fields(msg, data)
+    if isinstance(data.get("settlement"), Mapping):
+        settlement_of_dict(data["settlement"], msg.settlement)
+
+
+def _fill_body(msg: Any, data: Mapping[str, Any]) -> None:
+    if isinstance(msg, common_pb2.GameHeaderEvent):
+        _header_body(msg, data)
+    elif isinstance(msg, common_pb2.GameOverEvent | matchmaker_pb2.TableGameOverEvent):
+        _game_over_body(msg, data)
+    else:
+        _copy_fields(msg, data)
+    msg.SetInParent()  # a body with every field at its default (seat 0 passes) is still set
+
+
+def _fill_event_body(event: common_pb2.Event, data: Mapping[str, Any]) -> None:
+    if event.type in EVENT_TYPES:
+        _fill_body(getattr(event, event.type), data)
+
+
+def with_body(event: common_pb2.Event) -> common_pb2.Event:
+    """``event`` with its typed body (in place, and returned), from its data_json; one whose
+    body is set already is left as it is."""
+    if event.WhichOneof("body") is None:
+        _fill_event_body(event, data_of(event))
+    return event
+
+
+def without_body(event: common_pb2.Event) -> common_pb2.Event:
+    """``event`` without its typed body (in place, and returned): the form the replay store
+    keeps and hashes, whatever a writer sent (data_json is the body that counts)."""
+    event.ClearField("body")
+    return event
+
+
+def table_event_with_body(event: matchmaker_pb2.TableEvent) -> matchmaker_pb2.TableEvent:
+    """A seat stream's item with its typed body (in place, and returned): the table event's
+    own, or its game event's."""
+    if event.type == GAME:
+        with_body(event.game_event)
+    elif event.WhichOneof("body") is None and event.type in TABLE_EVENT_TYPES:
+        try:
+            data = json.loads(event.data_json) if event.data_json else {}
+        except ValueError:
+            data = {}
+        _fill_body(getattr(event, event.type), data if isinstance(data, dict) else {})
+    return event
 
 
 # --------------------------------------------------------------------------- actions
@@ -255,17 +411,36 @@ def pattern_message(p: rules.Pattern) -> engine_pb2.Pattern:
 
 
 _PHASES = {p.value: getattr(engine_pb2, f"PHASE_{p.name}") for p in rules.Phase}
-_STATUSES = {s.value: getattr(engine_pb2, f"GAME_STATUS_{s.name}") for s in rules.Status}
+_STATUSES = {s.value: getattr(common_pb2, f"GAME_STATUS_{s.name}") for s in rules.Status}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _history_item(action: rules.Action) -> bytes:
+    """One item of a view's history, as the bytes of a View holding only it: every view
+    repeats its deal's whole history after every move, so each action is converted once
+    (actions are frozen values; rules.action_to_dict memoises their JSON the same way) and
+    a history is the concatenation of its items' bytes, which parsing appends in order."""
+    one = engine_pb2.View()
+    item = one.history.add(by=getattr(action, "by", None) or "")
+    fill_action(item.action, action)
+    data: bytes = one.SerializeToString()
+    return data
 
 
 def view_message(view: rules.SeatView) -> engine_pb2.View:
+    d = view.to_dict()
     msg = engine_pb2.View(
         variant=view.variant.name,
         phase=_PHASES.get(view.phase, engine_pb2.PHASE_UNSPECIFIED),
-        status=_STATUSES.get(view.status, engine_pb2.GAME_STATUS_UNSPECIFIED),
+        status=_STATUSES.get(view.status, common_pb2.GAME_STATUS_UNSPECIFIED),
         counts=view.counts,
         bid=view.bid,
-        view_json=dumps(view.to_dict()),
+        view_json=dumps(d),
+        deal_no=view.deal_no,
+        autoplay=view.autoplay,
+        must_bid=bool(view.must_bid),
+        must_hold=d["must_hold"] or "",
+        room=room_message(d["room"]),
     )
     if view.seat is not None:
         msg.seat = view.seat
@@ -284,25 +459,21 @@ def view_message(view: rules.SeatView) -> engine_pb2.View:
         msg.last_seat = view.last_seat
     if view.shown_hand is not None:
         msg.shown_hand = rules.format_cards(view.shown_hand)
+    if view.first_bidder is not None:
+        msg.first_bidder = view.first_bidder
+    if view.opener is not None:
+        msg.opener = view.opener
+    for seat, amount in view.bids:
+        msg.bids.add(seat=seat, amount=amount)
+    if view.history:
+        msg.MergeFromString(b"".join(map(_history_item, view.history)))
+    if d["settlement"] is not None:
+        settlement_of_dict(d["settlement"], msg.settlement)  # view_json holds its JSON
     return msg
 
 
-def settlement_message(s: rules.Settlement) -> engine_pb2.Settlement:
+def settlement_message(s: rules.Settlement) -> common_pb2.Settlement:
     d = s.to_dict()
-    msg = engine_pb2.Settlement(
-        status=_STATUSES.get(s.status, engine_pb2.GAME_STATUS_UNSPECIFIED),
-        scores=s.scores,
-        stake=s.stake,
-        bid=s.bid,
-        base=s.base,
-        factors=[engine_pb2.Factor(name=f.name, value=f.value, detail=f.detail) for f in s.factors],
-        multiplier_before_cap=s.multiplier_before_cap,
-        multiplier=s.multiplier,
-        steps=[engine_pb2.SettlementStep(name=t.name, value=t.value, how=t.how) for t in s.steps],
-        settlement_json=dumps(d),
-    )
-    for name in ("landlord", "winner", "escaper"):
-        value = getattr(s, name)
-        if value is not None:
-            setattr(msg, name, value)
+    msg = common_pb2.Settlement(settlement_json=dumps(d))
+    settlement_of_dict(d, msg)
     return msg

@@ -331,6 +331,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
                 cause=cause,
                 deadline=deadline,
                 server_time=now,
+                typed=True,
             )
             for i, e in enumerate(events)
         ]
@@ -363,7 +364,11 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             raise rules_error(exc, "deal" if exc.reason == RulesReason.BAD_DEAL else None) from None
         # seq 1 is the header (auditors only: its seed reveals every hand), then the deal.
         header = wire.header_message(
-            header_of(request, state, game_id), game_id=game_id, actor=actor, server_time=wire.now()
+            header_of(request, state, game_id),
+            game_id=game_id,
+            actor=actor,
+            server_time=wire.now(),
+            typed=True,
         )
         events = rules.deal_events(state)
         seq = 1 + len(events)

@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 from sqlalchemy.exc import DBAPIError
 
-from services.common import auth, grpc_errors, limits
+from services.common import auth, grpc_errors, limits, wire
 from services.common import logging as clog
 from services.common.db import database_unavailable
 from services.common.fields import json_object, room_of, variant_in_room
@@ -135,6 +135,9 @@ def snapshot(table: Table, seat: int, view: engine_pb2.View | None) -> M.TableSn
         last_settlement_json=table.last_settlement or "",
         room=room_message(table.config),
     )
+    if table.last_settlement:
+        settlement = json.loads(table.last_settlement)
+        wire.settlement_of_dict(settlement, msg.last_settlement)
     if view is not None:
         msg.view.CopyFrom(view)
     if table.state == "playing" and table.turn_deadline_ms is not None:
@@ -409,11 +412,18 @@ class MatchmakerServicer:
         read starts after, and whether the log's page was full (read again at once): from
         this instance's memory of its own writes when it has them all, else from the log."""
         mine = self.runner.waker.written(table_id, after)
+        # Typed bodies are filled as events are sent (once per event held in memory: the fill
+        # leaves a filled one as it is).
+        with_body = wire.table_event_with_body
         if mine is not None:
             upto, written = mine
-            return [ev for _, to, ev in written if rules.may_see(to, seat)], upto, False
+            return [with_body(ev) for _, to, ev in written if rules.may_see(to, seat)], upto, False
         read = await self.runner.stream_db(self.store.events_after, table_id, seat, after)
-        seen = [M.TableEvent.FromString(r.body) for r in read if rules.may_see(r.to_seat, seat)]
+        seen = [
+            with_body(M.TableEvent.FromString(r.body))
+            for r in read
+            if rules.may_see(r.to_seat, seat)
+        ]
         return seen, read[-1].seq if read else after, len(read) >= EVENTS_PAGE
 
     @rpc

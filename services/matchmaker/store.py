@@ -44,7 +44,7 @@ from sqlalchemy.pool import QueuePool
 
 from services.common.db import _sqlite_on_connect, answers
 from services.common.notify import Announcer
-from services.common.wire import matchmaker_pb2, replay_pb2
+from services.common.wire import TABLE_EVENT_TYPES, matchmaker_pb2, replay_pb2
 
 from .models import (
     holds,
@@ -1049,6 +1049,10 @@ def _sqlite_reader(engine: Engine) -> Engine:
 
 
 def table_event(kind: str, data: dict[str, Any]) -> matchmaker_pb2.TableEvent:
+    # Every table event type has its typed body (filled when sent): a new one needs its message
+    # in matchmaker.proto and its name in wire.TABLE_EVENT_TYPES first.
+    if kind not in TABLE_EVENT_TYPES:
+        raise ValueError(f"table event type {kind!r} has no typed body (wire.TABLE_EVENT_TYPES)")
     return matchmaker_pb2.TableEvent(
         type=kind, data_json=json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     )

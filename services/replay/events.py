@@ -19,7 +19,7 @@ from typing import Any
 
 from services.common import limits
 from services.common.reasons import RulesReason, ServiceReason
-from services.common.wire import EVENT_TYPES, GAME_OVER, HEADER, common_pb2
+from services.common.wire import EVENT_TYPES, GAME_OVER, HEADER, common_pb2, without_body
 from services.engine import rules
 
 from .store import PUBLIC, GameHeader, NewEvent
@@ -43,9 +43,20 @@ class EventError(ValueError):
 
 
 def encode(event: common_pb2.Event) -> bytes:
-    """The bytes stored and hashed: deterministic serialization (map order fixed)."""
+    """The bytes stored and hashed: deterministic serialization (map order fixed) of the event
+    without its typed body, which is derived from data_json whenever an event is sent (so a
+    reader re-hashing a streamed event gets the stored link, and the chains stored before the
+    typed bodies existed stay valid)."""
+    if event.WhichOneof("body") is not None:
+        event = without_body(_copy(event))
     data: bytes = event.SerializeToString(deterministic=True)
     return data
+
+
+def _copy(event: common_pb2.Event) -> common_pb2.Event:
+    out = common_pb2.Event()
+    out.CopyFrom(event)
+    return out
 
 
 def decode(payload: bytes) -> common_pb2.Event:
@@ -141,8 +152,7 @@ def prepare_append(
     for i, original in enumerate(sent):
         where = f"events[{i}]"
         seq = expected_seq + i + 1
-        ev = common_pb2.Event()
-        ev.CopyFrom(original)
+        ev = without_body(_copy(original))  # the stored form: data_json is the body that counts
         env = ev.envelope
         if env.game_id and env.game_id != game_id:
             raise EventError(

@@ -28,7 +28,15 @@ from services.common import logging as clog
 from services.common.fields import MAX_JSON, limited, rules_error, text
 from services.common.grpc_errors import ServiceError, invalid
 from services.common.reasons import RulesReason, ServiceReason
-from services.common.wire import HEADER, common_pb2, data_of, dumps, replay_pb2, seat_of_event
+from services.common.wire import (
+    HEADER,
+    common_pb2,
+    data_of,
+    dumps,
+    replay_pb2,
+    seat_of_event,
+    with_body,
+)
 from services.engine import rules
 
 from .access import AccessPolicy, Principal, reads_everything, require_reader, require_writer
@@ -329,11 +337,11 @@ class ReplayServicer:
                 event = common_pb2.Event()
                 event.ParseFromString(row.payload)
                 if seat is None:
-                    yield replay_pb2.StreamEventsResponse(event=event, hash=row.hash)
+                    yield replay_pb2.StreamEventsResponse(event=with_body(event), hash=row.hash)
                     continue
                 seen = project(event, seat)
                 if seen is not None:
-                    yield replay_pb2.StreamEventsResponse(event=seen)
+                    yield replay_pb2.StreamEventsResponse(event=with_body(seen))
             if rows:
                 next_seq = rows[-1].seq + 1
                 if len(rows) == STREAM_BATCH:

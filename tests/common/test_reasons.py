@@ -26,7 +26,8 @@ def _comment_words(*, status_codes: bool = False) -> set[str]:
             if "//" in line:
                 words |= set(re.findall(r"\b[A-Z][A-Z0-9_]{3,}\b", line.split("//", 1)[1]))
     enum_values = {w for w in words if w.startswith(("VISIBILITY_", "CAUSE_", "PHASE_"))}
-    words -= NOT_REASONS | enum_values
+    settings = {w for w in words if w.startswith("CARDROOM_")}  # environment variables
+    words -= NOT_REASONS | enum_values | settings
     return words if status_codes else words - {c.name for c in grpc.StatusCode}
 
 

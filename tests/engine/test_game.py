@@ -82,7 +82,7 @@ def test_whole_games_end_with_a_settlement(stub: Any, variant: str) -> None:
     rnd = random.Random(variant)
     answer, _moves = play_out(stub, new_game(stub, variant, seed=variant).state, rnd)
     s = answer.settlement
-    assert s.status in (engine_pb2.GAME_STATUS_FINISHED, engine_pb2.GAME_STATUS_DISBANDED)
+    assert s.status in (common_pb2.GAME_STATUS_FINISHED, common_pb2.GAME_STATUS_DISBANDED)
     assert len(s.scores) == rules.variant(variant).players
     assert json.loads(s.settlement_json)["scores"] == list(s.scores)
     assert answer.public_view.phase == engine_pb2.PHASE_OVER
@@ -281,7 +281,7 @@ def test_settle_json_structured_and_errors(stub: Any) -> None:
         "actions": [{"seat": 0, "bid": 3}, {"seat": 0, "leave": True}],
     }
     r = stub.Settle(engine_pb2.SettleRequest(record_json=json.dumps(record)), timeout=10)
-    assert r.settlement.status == engine_pb2.GAME_STATUS_ESCAPED
+    assert r.settlement.status == common_pb2.GAME_STATUS_ESCAPED
     assert list(r.settlement.scores) == [-9, 0, 0] and r.settlement.escaper == 0
     structured = engine_pb2.GameRecord(
         variant="ddz3",

@@ -22,10 +22,11 @@ def _without_history(view: Any) -> dict[str, Any]:
 
 
 def _fields(view: Any) -> Any:
-    """The view's proto fields but its view_json."""
+    """The view's proto fields but its view_json and history (what a delta trims)."""
     out = engine_pb2.View()
     out.CopyFrom(view)
     out.ClearField("view_json")
+    out.ClearField("history")
     return out
 
 

@@ -12,9 +12,15 @@ from typing import Any
 
 import grpc
 import pytest
-from cardroom.v1 import engine_pb2, matchmaker_pb2
+from cardroom.v1 import engine_pb2, matchmaker_pb2, replay_pb2
 
 from services.engine import rules
+from tests.common.test_typed_bodies import (
+    check_event,
+    check_table_event,
+    differences,
+    expected_settlement,
+)
 
 from .conftest import SHORT, Cluster, data, seated, verify, view_of, wait_for
 
@@ -170,6 +176,12 @@ def test_a_whole_game_with_one_human_and_bots(cluster: Cluster, variant: str) ->
     )
     seed = json.loads(game_over.game_event.data_json)["seed"]
     assert hidden_leaks(stream.events, seat, variant, seed) == []
+    # Every item of the stream, the snapshot and replay's stream carry typed bodies that say
+    # what their JSON says.
+    assert [d for e in stream.events for d in check_table_event(e)] == []
+    assert differences(snap.last_settlement, expected_settlement(shown["settlement"])) == []
+    audit = cluster.replay().StreamEvents(replay_pb2.StreamEventsRequest(game_id=game_id))
+    assert [d for item in audit for d in check_event(item.event)] == []
     # Bots, the timer and the human all acted.
     causes = {e.game_event.envelope.cause for e in stream.events if e.type == "game"}
     assert {1, 4} <= causes

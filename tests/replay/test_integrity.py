@@ -314,7 +314,7 @@ def test_engine_output_appends_verbatim_and_verifies(
     if variant == "doudizhu3":
         assert "redeal" in types  # the first deal was passed out
     if leave_after is not None:
-        assert "leave" in types and answer.settlement.status == E.GAME_STATUS_ESCAPED
+        assert "leave" in types and answer.settlement.status == common_pb2.GAME_STATUS_ESCAPED
     assert any(e.envelope.cause == common_pb2.CAUSE_TIMEOUT for e in log)
     verdict = stub.VerifyGame(R.VerifyGameRequest(game_id=game_id), metadata=W)
     assert verdict.ok, verdict

@@ -15,6 +15,7 @@ from sqlalchemy import select, update
 
 from services.cli import main as cli_main
 from services.common.migrate import upgrade
+from services.common.wire import with_body
 from services.engine import rules
 from services.replay.events import decode, encode
 from services.replay.models import events as events_table
@@ -329,6 +330,43 @@ def _rewrite(replay: Running, game_id: str, seq: int, change: object) -> None:
         conn.execute(
             update(games_table).where(games_table.c.game_id == game_id).values(head_hash=digest)
         )
+
+
+def test_typed_bodies_are_sent_but_never_stored(replay: Running) -> None:
+    """Events as the engine sends them, with typed bodies: the store keeps and hashes them
+    without (as before typed bodies existed, so every stored chain still verifies), and its
+    streams fill the bodies in again."""
+    stub = replay.stub
+    seq = 0
+    for i, batch in enumerate(batches(record(seed="typed/1", players=PLAYERS), "typed")):
+        typed = [with_body(common_pb2.Event.FromString(e.SerializeToString())) for e in batch]
+        assert all(e.WhichOneof("body") == e.type for e in typed)
+        seq = stub.AppendEvents(
+            R.AppendEventsRequest(
+                game_id="typed", expected_seq=seq, events=typed, request_id=f"typed/{i}"
+            ),
+            metadata=W,
+        ).last_seq
+    store = replay.servicer.store
+    with store.engine.begin() as conn:
+        rows = conn.execute(
+            select(events_table.c.payload, events_table.c.hash)
+            .where(events_table.c.game_id == "typed")
+            .order_by(events_table.c.seq)
+        ).all()
+    assert len(rows) == seq
+    digest = genesis_hash("typed")
+    for row in rows:
+        assert decode(row.payload).WhichOneof("body") is None
+        digest = chain_hash(digest, row.payload)
+        assert row.hash == digest
+    streamed = list(stub.StreamEvents(R.StreamEventsRequest(game_id="typed"), metadata=A))
+    for item, row in zip(streamed, rows, strict=True):
+        assert item.event.WhichOneof("body") == item.event.type
+        bare = common_pb2.Event.FromString(item.event.SerializeToString())
+        bare.ClearField("body")
+        assert bare.SerializeToString(deterministic=True) == row.payload
+    assert stub.VerifyGame(R.VerifyGameRequest(game_id="typed"), metadata=A).ok
 
 
 def test_a_tampered_row_is_caught_by_verify(replay: Running) -> None:

@@ -18,26 +18,11 @@ class Phase(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     PHASE_SHOW_HAND: _ClassVar[Phase]
     PHASE_PLAY: _ClassVar[Phase]
     PHASE_OVER: _ClassVar[Phase]
-
-class GameStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
-    __slots__ = ()
-    GAME_STATUS_UNSPECIFIED: _ClassVar[GameStatus]
-    GAME_STATUS_RUNNING: _ClassVar[GameStatus]
-    GAME_STATUS_FINISHED: _ClassVar[GameStatus]
-    GAME_STATUS_ESCAPED: _ClassVar[GameStatus]
-    GAME_STATUS_DISBANDED: _ClassVar[GameStatus]
-    GAME_STATUS_REDEAL: _ClassVar[GameStatus]
 PHASE_UNSPECIFIED: Phase
 PHASE_BIDDING: Phase
 PHASE_SHOW_HAND: Phase
 PHASE_PLAY: Phase
 PHASE_OVER: Phase
-GAME_STATUS_UNSPECIFIED: GameStatus
-GAME_STATUS_RUNNING: GameStatus
-GAME_STATUS_FINISHED: GameStatus
-GAME_STATUS_ESCAPED: GameStatus
-GAME_STATUS_DISBANDED: GameStatus
-GAME_STATUS_REDEAL: GameStatus
 
 class GameToken(_message.Message):
     __slots__ = ("game_id", "seq", "token")
@@ -95,7 +80,7 @@ class Deal(_message.Message):
     def __init__(self, seed: _Optional[str] = ..., explicit: _Optional[_Union[ExplicitDeal, _Mapping]] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("variant", "seat", "phase", "status", "turn", "counts", "hand", "landlord", "bottom", "last_play", "last_pattern", "last_seat", "bid", "shown_hand", "view_json")
+    __slots__ = ("variant", "seat", "phase", "status", "turn", "counts", "hand", "landlord", "bottom", "last_play", "last_pattern", "last_seat", "bid", "shown_hand", "view_json", "deal_no", "first_bidder", "opener", "bids", "history", "autoplay", "must_bid", "must_hold", "room", "settlement")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
@@ -111,10 +96,20 @@ class View(_message.Message):
     BID_FIELD_NUMBER: _ClassVar[int]
     SHOWN_HAND_FIELD_NUMBER: _ClassVar[int]
     VIEW_JSON_FIELD_NUMBER: _ClassVar[int]
+    DEAL_NO_FIELD_NUMBER: _ClassVar[int]
+    FIRST_BIDDER_FIELD_NUMBER: _ClassVar[int]
+    OPENER_FIELD_NUMBER: _ClassVar[int]
+    BIDS_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
+    AUTOPLAY_FIELD_NUMBER: _ClassVar[int]
+    MUST_BID_FIELD_NUMBER: _ClassVar[int]
+    MUST_HOLD_FIELD_NUMBER: _ClassVar[int]
+    ROOM_FIELD_NUMBER: _ClassVar[int]
+    SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
     variant: str
     seat: int
     phase: Phase
-    status: GameStatus
+    status: _common_pb2.GameStatus
     turn: int
     counts: _containers.RepeatedScalarFieldContainer[int]
     hand: str
@@ -126,57 +121,33 @@ class View(_message.Message):
     bid: int
     shown_hand: str
     view_json: str
-    def __init__(self, variant: _Optional[str] = ..., seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., status: _Optional[_Union[GameStatus, str]] = ..., turn: _Optional[int] = ..., counts: _Optional[_Iterable[int]] = ..., hand: _Optional[str] = ..., landlord: _Optional[int] = ..., bottom: _Optional[str] = ..., last_play: _Optional[str] = ..., last_pattern: _Optional[str] = ..., last_seat: _Optional[int] = ..., bid: _Optional[int] = ..., shown_hand: _Optional[str] = ..., view_json: _Optional[str] = ...) -> None: ...
+    deal_no: int
+    first_bidder: int
+    opener: int
+    bids: _containers.RepeatedCompositeFieldContainer[SeatBid]
+    history: _containers.RepeatedCompositeFieldContainer[HistoryAction]
+    autoplay: _containers.RepeatedScalarFieldContainer[bool]
+    must_bid: bool
+    must_hold: str
+    room: _common_pb2.Room
+    settlement: _common_pb2.Settlement
+    def __init__(self, variant: _Optional[str] = ..., seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., status: _Optional[_Union[_common_pb2.GameStatus, str]] = ..., turn: _Optional[int] = ..., counts: _Optional[_Iterable[int]] = ..., hand: _Optional[str] = ..., landlord: _Optional[int] = ..., bottom: _Optional[str] = ..., last_play: _Optional[str] = ..., last_pattern: _Optional[str] = ..., last_seat: _Optional[int] = ..., bid: _Optional[int] = ..., shown_hand: _Optional[str] = ..., view_json: _Optional[str] = ..., deal_no: _Optional[int] = ..., first_bidder: _Optional[int] = ..., opener: _Optional[int] = ..., bids: _Optional[_Iterable[_Union[SeatBid, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[HistoryAction, _Mapping]]] = ..., autoplay: _Optional[_Iterable[bool]] = ..., must_bid: _Optional[bool] = ..., must_hold: _Optional[str] = ..., room: _Optional[_Union[_common_pb2.Room, _Mapping]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ...) -> None: ...
 
-class Factor(_message.Message):
-    __slots__ = ("name", "value", "detail")
-    NAME_FIELD_NUMBER: _ClassVar[int]
-    VALUE_FIELD_NUMBER: _ClassVar[int]
-    DETAIL_FIELD_NUMBER: _ClassVar[int]
-    name: str
-    value: int
-    detail: str
-    def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ..., detail: _Optional[str] = ...) -> None: ...
+class SeatBid(_message.Message):
+    __slots__ = ("seat", "amount")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    AMOUNT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    amount: int
+    def __init__(self, seat: _Optional[int] = ..., amount: _Optional[int] = ...) -> None: ...
 
-class SettlementStep(_message.Message):
-    __slots__ = ("name", "value", "how")
-    NAME_FIELD_NUMBER: _ClassVar[int]
-    VALUE_FIELD_NUMBER: _ClassVar[int]
-    HOW_FIELD_NUMBER: _ClassVar[int]
-    name: str
-    value: int
-    how: str
-    def __init__(self, name: _Optional[str] = ..., value: _Optional[int] = ..., how: _Optional[str] = ...) -> None: ...
-
-class Settlement(_message.Message):
-    __slots__ = ("status", "scores", "stake", "landlord", "winner", "escaper", "bid", "base", "factors", "multiplier_before_cap", "multiplier", "steps", "settlement_json")
-    STATUS_FIELD_NUMBER: _ClassVar[int]
-    SCORES_FIELD_NUMBER: _ClassVar[int]
-    STAKE_FIELD_NUMBER: _ClassVar[int]
-    LANDLORD_FIELD_NUMBER: _ClassVar[int]
-    WINNER_FIELD_NUMBER: _ClassVar[int]
-    ESCAPER_FIELD_NUMBER: _ClassVar[int]
-    BID_FIELD_NUMBER: _ClassVar[int]
-    BASE_FIELD_NUMBER: _ClassVar[int]
-    FACTORS_FIELD_NUMBER: _ClassVar[int]
-    MULTIPLIER_BEFORE_CAP_FIELD_NUMBER: _ClassVar[int]
-    MULTIPLIER_FIELD_NUMBER: _ClassVar[int]
-    STEPS_FIELD_NUMBER: _ClassVar[int]
-    SETTLEMENT_JSON_FIELD_NUMBER: _ClassVar[int]
-    status: GameStatus
-    scores: _containers.RepeatedScalarFieldContainer[int]
-    stake: int
-    landlord: int
-    winner: int
-    escaper: int
-    bid: int
-    base: int
-    factors: _containers.RepeatedCompositeFieldContainer[Factor]
-    multiplier_before_cap: int
-    multiplier: int
-    steps: _containers.RepeatedCompositeFieldContainer[SettlementStep]
-    settlement_json: str
-    def __init__(self, status: _Optional[_Union[GameStatus, str]] = ..., scores: _Optional[_Iterable[int]] = ..., stake: _Optional[int] = ..., landlord: _Optional[int] = ..., winner: _Optional[int] = ..., escaper: _Optional[int] = ..., bid: _Optional[int] = ..., base: _Optional[int] = ..., factors: _Optional[_Iterable[_Union[Factor, _Mapping]]] = ..., multiplier_before_cap: _Optional[int] = ..., multiplier: _Optional[int] = ..., steps: _Optional[_Iterable[_Union[SettlementStep, _Mapping]]] = ..., settlement_json: _Optional[str] = ...) -> None: ...
+class HistoryAction(_message.Message):
+    __slots__ = ("action", "by")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    BY_FIELD_NUMBER: _ClassVar[int]
+    action: Action
+    by: str
+    def __init__(self, action: _Optional[_Union[Action, _Mapping]] = ..., by: _Optional[str] = ...) -> None: ...
 
 class NewGameRequest(_message.Message):
     __slots__ = ("variant", "room", "deal", "first_bidder", "game_id", "view_seat", "actor", "players", "table")
@@ -252,9 +223,9 @@ class ApplyResponse(_message.Message):
     events: _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]
     public_view: View
     seat_view: View
-    settlement: Settlement
+    settlement: _common_pb2.Settlement
     game_over: bool
-    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., public_view: _Optional[_Union[View, _Mapping]] = ..., seat_view: _Optional[_Union[View, _Mapping]] = ..., settlement: _Optional[_Union[Settlement, _Mapping]] = ..., game_over: _Optional[bool] = ...) -> None: ...
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., public_view: _Optional[_Union[View, _Mapping]] = ..., seat_view: _Optional[_Union[View, _Mapping]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ..., game_over: _Optional[bool] = ...) -> None: ...
 
 class ListLegalActionsRequest(_message.Message):
     __slots__ = ("state",)
@@ -324,9 +295,9 @@ class SettleResponse(_message.Message):
     __slots__ = ("settlement", "final_view")
     SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
     FINAL_VIEW_FIELD_NUMBER: _ClassVar[int]
-    settlement: Settlement
+    settlement: _common_pb2.Settlement
     final_view: View
-    def __init__(self, settlement: _Optional[_Union[Settlement, _Mapping]] = ..., final_view: _Optional[_Union[View, _Mapping]] = ...) -> None: ...
+    def __init__(self, settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ..., final_view: _Optional[_Union[View, _Mapping]] = ...) -> None: ...
 
 class PingRequest(_message.Message):
     __slots__ = ()

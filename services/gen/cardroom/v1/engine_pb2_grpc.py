@@ -26,7 +26,11 @@ if _version_not_supported:
 
 
 class EngineServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """Every RPC may also answer MALFORMED_REQUEST (the body does not parse) and, with caller
+    tokens configured, UNAUTHENTICATED (no token, or an unknown one).
+    Access: back ends holding a caller token (CARDROOM_ENGINE_TOKENS, sent as
+    "authorization: Bearer <token>"); anyone when none is configured.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -82,7 +86,11 @@ class EngineServiceStub:
 
 
 class EngineServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """Every RPC may also answer MALFORMED_REQUEST (the body does not parse) and, with caller
+    tokens configured, UNAUTHENTICATED (no token, or an unknown one).
+    Access: back ends holding a caller token (CARDROOM_ENGINE_TOKENS, sent as
+    "authorization: Bearer <token>"); anyone when none is configured.
+    """
 
     def Ping(self, request, context):
         """An empty call: the baseline the load generator compares the real calls with.
@@ -243,7 +251,11 @@ def add_EngineServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class EngineService:
-    """Missing associated documentation comment in .proto file."""
+    """Every RPC may also answer MALFORMED_REQUEST (the body does not parse) and, with caller
+    tokens configured, UNAUTHENTICATED (no token, or an unknown one).
+    Access: back ends holding a caller token (CARDROOM_ENGINE_TOKENS, sent as
+    "authorization: Bearer <token>"); anyone when none is configured.
+    """
 
     @staticmethod
     def Ping(request,

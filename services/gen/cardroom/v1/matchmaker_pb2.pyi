@@ -126,20 +126,124 @@ class Seat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., bot: _Optional[bool] = ..., ready: _Optional[bool] = ..., connected: _Optional[bool] = ..., autoplay: _Optional[bool] = ..., total: _Optional[int] = ...) -> None: ...
 
 class TableEvent(_message.Message):
-    __slots__ = ("table_id", "seq", "at", "type", "data_json", "game_event")
+    __slots__ = ("table_id", "seq", "at", "type", "data_json", "game_event", "seated", "bot_joined", "ready", "connected", "reconnected", "disconnected", "game_started", "deadline", "game_over", "series", "player_left", "table_closed")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     AT_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
     DATA_JSON_FIELD_NUMBER: _ClassVar[int]
     GAME_EVENT_FIELD_NUMBER: _ClassVar[int]
+    SEATED_FIELD_NUMBER: _ClassVar[int]
+    BOT_JOINED_FIELD_NUMBER: _ClassVar[int]
+    READY_FIELD_NUMBER: _ClassVar[int]
+    CONNECTED_FIELD_NUMBER: _ClassVar[int]
+    RECONNECTED_FIELD_NUMBER: _ClassVar[int]
+    DISCONNECTED_FIELD_NUMBER: _ClassVar[int]
+    GAME_STARTED_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    GAME_OVER_FIELD_NUMBER: _ClassVar[int]
+    SERIES_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_LEFT_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CLOSED_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     seq: int
     at: _timestamp_pb2.Timestamp
     type: str
     data_json: str
     game_event: _common_pb2.Event
-    def __init__(self, table_id: _Optional[str] = ..., seq: _Optional[int] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., type: _Optional[str] = ..., data_json: _Optional[str] = ..., game_event: _Optional[_Union[_common_pb2.Event, _Mapping]] = ...) -> None: ...
+    seated: SeatedEvent
+    bot_joined: SeatedEvent
+    ready: SeatEvent
+    connected: SeatEvent
+    reconnected: SeatEvent
+    disconnected: DisconnectedEvent
+    game_started: GameStartedEvent
+    deadline: DeadlineEvent
+    game_over: TableGameOverEvent
+    series: SeriesEvent
+    player_left: PlayerLeftEvent
+    table_closed: TableClosedEvent
+    def __init__(self, table_id: _Optional[str] = ..., seq: _Optional[int] = ..., at: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., type: _Optional[str] = ..., data_json: _Optional[str] = ..., game_event: _Optional[_Union[_common_pb2.Event, _Mapping]] = ..., seated: _Optional[_Union[SeatedEvent, _Mapping]] = ..., bot_joined: _Optional[_Union[SeatedEvent, _Mapping]] = ..., ready: _Optional[_Union[SeatEvent, _Mapping]] = ..., connected: _Optional[_Union[SeatEvent, _Mapping]] = ..., reconnected: _Optional[_Union[SeatEvent, _Mapping]] = ..., disconnected: _Optional[_Union[DisconnectedEvent, _Mapping]] = ..., game_started: _Optional[_Union[GameStartedEvent, _Mapping]] = ..., deadline: _Optional[_Union[DeadlineEvent, _Mapping]] = ..., game_over: _Optional[_Union[TableGameOverEvent, _Mapping]] = ..., series: _Optional[_Union[SeriesEvent, _Mapping]] = ..., player_left: _Optional[_Union[PlayerLeftEvent, _Mapping]] = ..., table_closed: _Optional[_Union[TableClosedEvent, _Mapping]] = ...) -> None: ...
+
+class SeatedEvent(_message.Message):
+    __slots__ = ("seat", "player_id", "bot")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    bot: bool
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., bot: _Optional[bool] = ...) -> None: ...
+
+class SeatEvent(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class DisconnectedEvent(_message.Message):
+    __slots__ = ("seat", "grace_ms")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    GRACE_MS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    grace_ms: int
+    def __init__(self, seat: _Optional[int] = ..., grace_ms: _Optional[int] = ...) -> None: ...
+
+class GameStartedEvent(_message.Message):
+    __slots__ = ("game_id", "game_no", "players")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_NO_FIELD_NUMBER: _ClassVar[int]
+    PLAYERS_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    game_no: int
+    players: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, game_id: _Optional[str] = ..., game_no: _Optional[int] = ..., players: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class DeadlineEvent(_message.Message):
+    __slots__ = ("seat", "kind", "deadline_ms")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    kind: str
+    deadline_ms: int
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+
+class TableGameOverEvent(_message.Message):
+    __slots__ = ("game_id", "game_no", "scores", "settlement")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    GAME_NO_FIELD_NUMBER: _ClassVar[int]
+    SCORES_FIELD_NUMBER: _ClassVar[int]
+    SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    game_no: int
+    scores: _containers.RepeatedScalarFieldContainer[int]
+    settlement: _common_pb2.Settlement
+    def __init__(self, game_id: _Optional[str] = ..., game_no: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ...) -> None: ...
+
+class SeriesEvent(_message.Message):
+    __slots__ = ("games", "totals")
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    TOTALS_FIELD_NUMBER: _ClassVar[int]
+    games: int
+    totals: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, games: _Optional[int] = ..., totals: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class PlayerLeftEvent(_message.Message):
+    __slots__ = ("seat", "player_id", "why")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    WHY_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    player_id: str
+    why: str
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., why: _Optional[str] = ...) -> None: ...
+
+class TableClosedEvent(_message.Message):
+    __slots__ = ("games",)
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    games: int
+    def __init__(self, games: _Optional[int] = ...) -> None: ...
 
 class SubscribeRequest(_message.Message):
     __slots__ = ("table_id", "player_id", "after_seq")
@@ -160,7 +264,7 @@ class GetTableRequest(_message.Message):
     def __init__(self, table_id: _Optional[str] = ..., player_id: _Optional[str] = ...) -> None: ...
 
 class TableSnapshot(_message.Message):
-    __slots__ = ("table_id", "variant", "state", "seq", "seats", "seat", "game_id", "game_no", "view", "deadline", "deadline_kind", "last_scores", "last_settlement_json", "room")
+    __slots__ = ("table_id", "variant", "state", "seq", "seats", "seat", "game_id", "game_no", "view", "deadline", "deadline_kind", "last_scores", "last_settlement_json", "room", "last_settlement")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     STATE_FIELD_NUMBER: _ClassVar[int]
@@ -175,6 +279,7 @@ class TableSnapshot(_message.Message):
     LAST_SCORES_FIELD_NUMBER: _ClassVar[int]
     LAST_SETTLEMENT_JSON_FIELD_NUMBER: _ClassVar[int]
     ROOM_FIELD_NUMBER: _ClassVar[int]
+    LAST_SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
     table_id: str
     variant: str
     state: TableState
@@ -189,7 +294,8 @@ class TableSnapshot(_message.Message):
     last_scores: _containers.RepeatedScalarFieldContainer[int]
     last_settlement_json: str
     room: _common_pb2.Room
-    def __init__(self, table_id: _Optional[str] = ..., variant: _Optional[str] = ..., state: _Optional[_Union[TableState, str]] = ..., seq: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., seat: _Optional[int] = ..., game_id: _Optional[str] = ..., game_no: _Optional[int] = ..., view: _Optional[_Union[_engine_pb2.View, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline_kind: _Optional[str] = ..., last_scores: _Optional[_Iterable[int]] = ..., last_settlement_json: _Optional[str] = ..., room: _Optional[_Union[_common_pb2.Room, _Mapping]] = ...) -> None: ...
+    last_settlement: _common_pb2.Settlement
+    def __init__(self, table_id: _Optional[str] = ..., variant: _Optional[str] = ..., state: _Optional[_Union[TableState, str]] = ..., seq: _Optional[int] = ..., seats: _Optional[_Iterable[_Union[Seat, _Mapping]]] = ..., seat: _Optional[int] = ..., game_id: _Optional[str] = ..., game_no: _Optional[int] = ..., view: _Optional[_Union[_engine_pb2.View, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline_kind: _Optional[str] = ..., last_scores: _Optional[_Iterable[int]] = ..., last_settlement_json: _Optional[str] = ..., room: _Optional[_Union[_common_pb2.Room, _Mapping]] = ..., last_settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ...) -> None: ...
 
 class ReadyRequest(_message.Message):
     __slots__ = ("table_id", "player_id")
@@ -224,8 +330,8 @@ class ActResponse(_message.Message):
     events: _containers.RepeatedCompositeFieldContainer[TableEvent]
     view: _engine_pb2.View
     game_over: bool
-    settlement: _engine_pb2.Settlement
-    def __init__(self, seq: _Optional[int] = ..., events: _Optional[_Iterable[_Union[TableEvent, _Mapping]]] = ..., view: _Optional[_Union[_engine_pb2.View, _Mapping]] = ..., game_over: _Optional[bool] = ..., settlement: _Optional[_Union[_engine_pb2.Settlement, _Mapping]] = ...) -> None: ...
+    settlement: _common_pb2.Settlement
+    def __init__(self, seq: _Optional[int] = ..., events: _Optional[_Iterable[_Union[TableEvent, _Mapping]]] = ..., view: _Optional[_Union[_engine_pb2.View, _Mapping]] = ..., game_over: _Optional[bool] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ...) -> None: ...
 
 class HintRequest(_message.Message):
     __slots__ = ("table_id", "player_id")

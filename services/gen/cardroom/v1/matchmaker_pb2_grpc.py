@@ -27,7 +27,13 @@ if _version_not_supported:
 
 
 class MatchmakerServiceStub:
-    """Missing associated documentation comment in .proto file."""
+    """Every RPC may also answer MALFORMED_REQUEST (the body does not parse),
+    DATABASE_UNAVAILABLE (retry), and with credentials configured UNAUTHENTICATED (no valid
+    token) or PERMISSION_DENIED (acting for another player).
+    Access: a back-end token (CARDROOM_MATCHMAKER_BACKEND_TOKENS) for any player; a player's
+    JWT (CARDROOM_MATCHMAKER_JWT_KEY; claims sub, exp) only for its own player_id and tickets;
+    anyone when no credential is configured.
+    """
 
     def __init__(self, channel):
         """Constructor.
@@ -103,7 +109,13 @@ class MatchmakerServiceStub:
 
 
 class MatchmakerServiceServicer:
-    """Missing associated documentation comment in .proto file."""
+    """Every RPC may also answer MALFORMED_REQUEST (the body does not parse),
+    DATABASE_UNAVAILABLE (retry), and with credentials configured UNAUTHENTICATED (no valid
+    token) or PERMISSION_DENIED (acting for another player).
+    Access: a back-end token (CARDROOM_MATCHMAKER_BACKEND_TOKENS) for any player; a player's
+    JWT (CARDROOM_MATCHMAKER_JWT_KEY; claims sub, exp) only for its own player_id and tickets;
+    anyone when no credential is configured.
+    """
 
     def Enqueue(self, request, context):
         """A ticket for one player (or a party): it waits in the pool of its variant, room and
@@ -119,14 +131,16 @@ class MatchmakerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetTicket(self, request, context):
-        """Errors: MISSING_FIELD (ticket_id), TICKET_NOT_FOUND.  Polling keeps a ticket alive.
+        """A ticket now.  Polling keeps a ticket alive.
+        Errors: MISSING_FIELD (ticket_id), TICKET_NOT_FOUND.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def CancelTicket(self, request, context):
-        """Errors: TICKET_NOT_FOUND, TICKET_CLOSED (already seated, cancelled or expired).
+        """Take a queued ticket out of its pool.
+        Errors: TICKET_NOT_FOUND, TICKET_CLOSED (already seated, cancelled or expired).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -134,6 +148,7 @@ class MatchmakerServiceServicer:
 
     def WatchTicket(self, request, context):
         """The ticket now and at every change, until it is seated, cancelled or expired.
+        Errors: MISSING_FIELD (ticket_id), TICKET_NOT_FOUND, SERVER_STOPPING.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -142,7 +157,8 @@ class MatchmakerServiceServicer:
     def Subscribe(self, request, context):
         """Everything the seat of `player_id` may see, in table order, each with its table seq;
         starts after `after_seq` (0: from the table's first event).  An open stream is a
-        connected seat.  Errors: TABLE_NOT_FOUND, NOT_SEATED.
+        connected seat.  A graceful stop of the server ends it (SERVER_STOPPING): resume after
+        the last seq received.  Errors: TABLE_NOT_FOUND, NOT_SEATED, SERVER_STOPPING.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -156,7 +172,8 @@ class MatchmakerServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Ready(self, request, context):
-        """The seat is ready for the next game.  Errors: TABLE_NOT_FOUND, NOT_SEATED, TABLE_CLOSED.
+        """The seat is ready for the next game.  Errors: TABLE_NOT_FOUND, NOT_SEATED, TABLE_CLOSED,
+        CONFLICT.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -164,8 +181,9 @@ class MatchmakerServiceServicer:
 
     def Act(self, request, context):
         """One action of the caller's seat (bid, pass, play, show hand, auto-play on/off).
-        Errors: TABLE_NOT_FOUND, NOT_SEATED, NOT_READY, STALE_SEQ, REQUEST_ID_REUSED,
-        ENGINE_UNAVAILABLE, and the engine's reasons.
+        Errors: MISSING_FIELD (action, action.kind), INVALID_FIELD (request_id, expected_seq),
+        TABLE_NOT_FOUND, NOT_SEATED, NOT_READY, STALE_SEQ, REQUEST_ID_REUSED,
+        ENGINE_UNAVAILABLE, CONFLICT, and the engine's reasons.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -180,7 +198,7 @@ class MatchmakerServiceServicer:
 
     def LeaveTable(self, request, context):
         """During a game: the escape of RULES.md §5.2; between games: a plain leave.
-        Errors: TABLE_NOT_FOUND, NOT_SEATED.
+        Errors: TABLE_NOT_FOUND, NOT_SEATED, CONFLICT.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -198,6 +216,7 @@ class MatchmakerServiceServicer:
 
     def ListTables(self, request, context):
         """For operators: tables by variant and state, newest first.
+        Errors: INVALID_FIELD (page_size).  Access: back-end tokens only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -205,6 +224,7 @@ class MatchmakerServiceServicer:
 
     def GetStatus(self, request, context):
         """Reachability of the engine and replay services, and the outbox lag.
+        Errors: none of its own.  Access: back-end tokens only.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -287,7 +307,13 @@ def add_MatchmakerServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class MatchmakerService:
-    """Missing associated documentation comment in .proto file."""
+    """Every RPC may also answer MALFORMED_REQUEST (the body does not parse),
+    DATABASE_UNAVAILABLE (retry), and with credentials configured UNAUTHENTICATED (no valid
+    token) or PERMISSION_DENIED (acting for another player).
+    Access: a back-end token (CARDROOM_MATCHMAKER_BACKEND_TOKENS) for any player; a player's
+    JWT (CARDROOM_MATCHMAKER_JWT_KEY; claims sub, exp) only for its own player_id and tickets;
+    anyone when no credential is configured.
+    """
 
     @staticmethod
     def Enqueue(request,

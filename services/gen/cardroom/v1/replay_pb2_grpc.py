@@ -27,8 +27,9 @@ if _version_not_supported:
 
 class ReplayServiceStub:
     """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
-    cannot be reached (retry later; nothing was written), and a followed StreamEvents
-    UNAVAILABLE SERVER_STOPPING when a graceful stop ends it (resume from the next seq).
+    cannot be reached (retry later; nothing was written), MALFORMED_REQUEST (the body does not
+    parse), and with tokens configured UNAUTHENTICATED (no valid token) or PERMISSION_DENIED
+    (a token whose kind may not make the call; see Access on each RPC).
     """
 
     def __init__(self, channel):
@@ -86,8 +87,9 @@ class ReplayServiceStub:
 
 class ReplayServiceServicer:
     """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
-    cannot be reached (retry later; nothing was written), and a followed StreamEvents
-    UNAVAILABLE SERVER_STOPPING when a graceful stop ends it (resume from the next seq).
+    cannot be reached (retry later; nothing was written), MALFORMED_REQUEST (the body does not
+    parse), and with tokens configured UNAUTHENTICATED (no valid token) or PERMISSION_DENIED
+    (a token whose kind may not make the call; see Access on each RPC).
     """
 
     def AppendEvents(self, request, context):
@@ -110,7 +112,8 @@ class ReplayServiceServicer:
         (events[i].…: an unknown type, another game's envelope, a bad actor, cause or time),
         EVENTS_AFTER_END, NO_SUCH_SEAT (events[i].envelope.seat), REQUEST_ID_REUSED (the id
         was used for another game or another body), SEQ_CONFLICT (ABORTED), EVENT_MISMATCH,
-        INCOMPLETE_ACTION, GAME_OVER, LOG_INVALID (the stored log no longer replays) (FAILED_PRECONDITION).
+        INCOMPLETE_ACTION, GAME_OVER, LOG_INVALID (the stored log no longer replays)
+        (FAILED_PRECONDITION), WRITE_CONFLICT (ABORTED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -129,10 +132,11 @@ class ReplayServiceServicer:
         while the game runs and delivers each event as it is appended (also when another replay
         process appends it: LISTEN/NOTIFY on PostgreSQL, polling beneath), and ends when the game
         does.  With seat set, only what that seat saw as the game ran: public events and its own
-        private ones, and the header without the deal (RULES.md §7).  Access: readers of the game
-        (checked when the stream starts).
+        private ones, and the header without the deal (RULES.md §7).  A graceful stop of the
+        server ends a followed stream with UNAVAILABLE SERVER_STOPPING: resume it from the next
+        seq.  Access: readers of the game (checked when the stream starts).
         Errors: MISSING_FIELD (game_id), INVALID_FIELD (from_seq), NO_SUCH_SEAT (seat),
-        GAME_NOT_FOUND.
+        GAME_NOT_FOUND, SERVER_STOPPING.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -166,7 +170,7 @@ class ReplayServiceServicer:
         Access: writers and auditors.
         Errors: MISSING_FIELD (record_json), BAD_RECORD (record_json…), BAD_GAME_ID, the rules'
         reasons for an illegal action (metadata "index", "seat"), GAME_NOT_OVER,
-        RESULT_MISMATCH, GAME_EXISTS (ALREADY_EXISTS).
+        RESULT_MISMATCH, GAME_EXISTS (ALREADY_EXISTS), WRITE_CONFLICT (ABORTED).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -262,8 +266,9 @@ def add_ReplayServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class ReplayService:
     """Every RPC may also answer UNAVAILABLE with reason DATABASE_UNAVAILABLE while the database
-    cannot be reached (retry later; nothing was written), and a followed StreamEvents
-    UNAVAILABLE SERVER_STOPPING when a graceful stop ends it (resume from the next seq).
+    cannot be reached (retry later; nothing was written), MALFORMED_REQUEST (the body does not
+    parse), and with tokens configured UNAUTHENTICATED (no valid token) or PERMISSION_DENIED
+    (a token whose kind may not make the call; see Access on each RPC).
     """
 
     @staticmethod
