@@ -20,19 +20,14 @@ backoff; an engine or replay outage slows or stops nothing but the calls that ne
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import contextvars
 import hashlib
-import heapq
-import itertools
 import json
-import math
 import secrets
-import threading
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from collections.abc import Awaitable, Callable, Coroutine
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -42,7 +37,6 @@ from services.common import logging as clog
 from services.common.db import database_unavailable
 from services.common.fields import room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed
-from services.common.notify import Notifier
 from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
 from services.engine import rules
@@ -50,8 +44,9 @@ from services.engine import rules
 from . import bots
 from . import table as table_rules
 from .clients import Engine, Replay, Unreachable
+from .outbox import Outbox
+from .priority import BACKGROUND, PLAYING, EngineGate, PeopleFirstThreads, playing, urgent_thread
 from .store import (
-    NOTIFY_CHANNEL,
     Conflict,
     Store,
     Write,
@@ -59,9 +54,9 @@ from .store import (
     event_of,
     now_ms,
     ticket_pool_key,
-    urgent_thread,
 )
 from .table import Table
+from .waker import Waker
 
 log = clog.get_logger("cardroom.matchmaker")
 T = TypeVar("T")
@@ -69,43 +64,11 @@ M = matchmaker_pb2
 
 #: Conditional-write retries before a call gives up with ABORTED CONFLICT.
 MAX_RETRIES = 8
-#: Table seqs the Waker remembers before it forgets them all (bounded memory; a forgotten
-#: one costs one spare wake-up).
-MAX_WOKEN = 100_000
-#: How long (s) and how often at most the Waker waits, while this process writes a table,
-#: to tell the NOTIFY of that write from another instance's (Waker._notified).
-NOTIFY_RECHECK_S = 0.01
-NOTIFY_RECHECKS = 20
-#: Writes of one table the Waker keeps for its streams (their events, :meth:`Waker.written`):
-#: a stream reads at once on its wake-up, so one or two are all it ever needs.
-RECENT_WRITES = 4
-#: Tables whose recent writes the Waker keeps before it forgets them all (a forgotten write
-#: costs its streams one read each).
-MAX_RECENT = 10_000
-#: One table event as written: (seq, the one seat it is for or None for every seat, event).
-Written = tuple[int, int | None, matchmaker_pb2.TableEvent]
 #: Predicted seat views kept (one per table at most) before they are all dropped.
 MAX_VIEWS = 10_000
 #: The lease an advancing table keeps while its next step is due at once (ms): short, so a
 #: loop that died mid-way (an outage) is taken up again soon.
 HOLD_MS = 1000
-#: True in the runner's own tasks (due deadlines, bots, seating, outbox, streams): their
-#: database work queues in a pool of its own, so a person's call (an RPC) never waits in a
-#: queue of bot moves behind a busy SQLite write lock.
-_BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar("mm_background", default=False)
-#: True in the calls of a person in a running game (Act, LeaveTable): their database work
-#: goes first in the people's threads (:class:`_FirstThreads`).
-_PLAYING: contextvars.ContextVar[bool] = contextvars.ContextVar("mm_playing", default=False)
-
-
-@contextlib.contextmanager
-def playing() -> Iterator[None]:
-    """Marks the database work of the calls inside as a person's move (:data:`_PLAYING`)."""
-    token = _PLAYING.set(True)
-    try:
-        yield
-    finally:
-        _PLAYING.reset(token)
 
 
 def room_message(config: dict[str, Any]) -> common_pb2.Room:
@@ -170,7 +133,7 @@ class RunnerSettings:
     background_steps: int = 16
     #: Engine calls of those steps in flight at once while people act.  The engine answers
     #: in turn on one worker, so a person's call waits behind every call in flight: kept to
-    #: a few, and none start while a person's call is in flight (:class:`_EngineGate`).
+    #: a few, and none start while a person's call is in flight (:class:`EngineGate`).
     background_engine_calls: int = 4
     #: People act while one of their engine calls is in flight or ended less than this ago
     #: (seconds); else the steps' engine calls are not capped below ``background_steps``.
@@ -180,305 +143,6 @@ class RunnerSettings:
     #: An open Subscribe stream's row lives this long unless its instance renews it (every
     #: third of it): the time a dead instance's seats still look connected.
     stream_lease_ms: int = 15_000
-
-
-class Waker(Notifier):
-    """The shared Notifier (LISTEN on PostgreSQL, polling beneath) with asyncio waiters."""
-
-    def __init__(
-        self,
-        engine: Any,
-        loop: asyncio.AbstractEventLoop,
-        poll: float,
-        writing: Callable[[str], bool] | None = None,
-    ) -> None:
-        self._loop = loop
-        #: Whether this process is writing a table now (its lock is held).
-        self._writing = writing or (lambda key: False)
-        self._futures: dict[str, asyncio.Future[None]] = {}
-        #: Set by :meth:`stop` (a graceful stop): streams waiting here end.
-        self.stopped = False
-        #: The latest table seq this process wrote and woke its own waiters for: the NOTIFY
-        #: of that same write (``table_id:seq``) comes back through LISTEN and would wake
-        #: every stream of the table a second time for nothing (an empty read each).
-        self._woken: dict[str, int] = {}
-        #: The latest table seq another instance's NOTIFY announced (:meth:`latest`).
-        self._heard: dict[str, int] = {}
-        #: Per table, this process's latest writes, consecutive: (seq before, seq after, the
-        #: events written), so that its streams take them from here instead of each reading
-        #: the log again (one read per stream per write was most of the stream path's work).
-        self._recent: dict[str, collections.deque[tuple[int, int, list[Written]]]] = {}
-        super().__init__(engine, NOTIFY_CHANNEL, poll)
-
-    @property
-    def listening(self) -> bool:
-        """Whether LISTEN is up (set by the LISTEN thread)."""
-        return self._listening
-
-    @listening.setter
-    def listening(self, value: bool) -> None:
-        changed = value != getattr(self, "_listening", False)
-        self._listening = value
-        if changed:
-            # LISTEN came up or went: every waiter looks again now.  Lost, the notifications
-            # meanwhile are gone and the waiters must poll at the short interval; back, any
-            # write between their last read and the LISTEN is seen.  So a waiter's long
-            # poll while LISTEN is up is only a safety net, never the way a write is seen.
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-                self._loop.call_soon_threadsafe(self._fire_all)
-
-    def _fire_all(self) -> None:
-        futures, self._futures = self._futures, {}
-        for fut in futures.values():
-            if not fut.done():
-                fut.set_result(None)
-
-    def wake_written(
-        self,
-        key: str,
-        before: int,
-        seq: int,
-        events: Sequence[tuple[int | None, matchmaker_pb2.TableEvent]] | None = None,
-    ) -> None:
-        """A write of this process moved ``key`` from seq ``before`` to ``seq`` (committed):
-        wake its local waiters now (on the event loop's thread: no hop through
-        call_soon_threadsafe).  ``events``: the write's table events (store.Write.events,
-        numbered by the write), kept for :meth:`written`."""
-        if len(self._woken) > MAX_WOKEN:
-            self._woken.clear()
-        self._woken[key] = seq
-        if events is not None:
-            kept = self._recent.get(key)
-            if kept is None:
-                if len(self._recent) > MAX_RECENT:
-                    self._recent.clear()
-                kept = self._recent[key] = collections.deque(maxlen=RECENT_WRITES)
-            elif kept[-1][1] != before:
-                kept.clear()  # another writer (instance) wrote in between: not consecutive
-            kept.append((before, seq, [(ev.seq, to, ev) for to, ev in events]))
-        self._fire(key)
-
-    def latest(self, key: str) -> int:
-        """The latest seq of table ``key`` known here: this process's latest write, or a newer
-        one another instance announced (-1: none remembered).  A copy of the table older than
-        this is stale."""
-        return max(self._woken.get(key, -1), self._heard.get(key, -1))
-
-    def written(self, key: str, after: int) -> tuple[int, list[Written]] | None:
-        """The seq of this process's latest write of table ``key`` and every event after seq
-        ``after`` up to it, when this process wrote all of them (and still has them); else
-        None: read the log.  The rows of a committed seq range never change, so these are
-        exactly the rows a read would return, up to that write.  A newer write of another
-        instance wakes the stream again, and then this has nothing new: the stream reads."""
-        kept = self._recent.get(key)
-        if not kept or kept[-1][1] <= after:
-            return None
-        out: list[Written] | None = None
-        for before, _, events in kept:
-            if out is not None:
-                out += events
-            elif before == after:
-                out = list(events)
-        return None if out is None else (kept[-1][1], out)
-
-    def _wake(self, key: Any) -> None:
-        key = str(key)
-        name, sep, seq = key.rpartition(":")
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-            if sep and seq.isdigit():
-                # A table write's NOTIFY (``table_id:seq``): decided on the loop's thread,
-                # where this process's own writes are known.
-                self._loop.call_soon_threadsafe(self._notified, name, int(seq), 0)
-                return
-            super()._wake(key)
-            self._loop.call_soon_threadsafe(self._fire, key)
-
-    def _notified(self, name: str, seq: int, tries: int) -> None:
-        """A table write's NOTIFY, on the loop: nothing if it was this process's own (woken
-        already), else a wake-up.  The NOTIFY of this process's write can outrun the write's
-        return to the event loop: while this process writes the table, it looks again a
-        little later (the write then wakes the streams itself, with its events in memory:
-        no read), and wakes only if it was another's after all."""
-        if self._woken.get(name, -1) >= seq:
-            return
-        if tries < NOTIFY_RECHECKS and self._writing(name):
-            self._loop.call_later(NOTIFY_RECHECK_S, self._notified, name, seq, tries + 1)
-            return
-        if len(self._heard) > MAX_WOKEN:
-            self._heard.clear()
-        if self._heard.get(name, -1) < seq:
-            self._heard[name] = seq
-        super()._wake(name)
-        self._fire(name)
-
-    def _fire(self, key: str) -> None:
-        fut = self._futures.pop(key, None)
-        if fut is not None and not fut.done():
-            fut.set_result(None)
-
-    def future(self, key: str) -> asyncio.Future[None]:
-        fut = self._futures.get(key)
-        if fut is None or fut.done():
-            fut = self._loop.create_future()
-            self._futures[key] = fut
-        return fut
-
-    def stop(self) -> None:
-        """The server is stopping: every wait returns now, and every later one at once."""
-        self.stopped = True
-        self._fire_all()
-
-    async def wait(self, key: str, timeout: float, fut: asyncio.Future[None] | None = None) -> bool:
-        """Until ``key`` is woken or ``timeout`` passes: whether it was woken.  ``fut``: a
-        future taken with :meth:`future` before reading, so that a wake-up between the read
-        and this wait is not missed."""
-        if self.stopped:
-            return True
-        fut = fut or self.future(key)
-        try:
-            await asyncio.wait_for(asyncio.shield(fut), timeout)
-        except TimeoutError:
-            return False
-        return True
-
-
-class _EngineGate:
-    """People's engine calls first, while people act.  The engine answers in turn on one
-    worker, so a person's call (an RPC) waits behind every call in flight: it takes no slot,
-    and while one is in flight, or ended less than ``quiet_s`` ago, the runner's own calls
-    (bot moves, timeouts, deals) keep to ``slots`` in flight and wait to start until no
-    person's call is in flight (at most ``wait_s``: people's calls that keep overlapping do
-    not starve the bots).  With nobody acting they may keep ``idle_slots`` in flight: a cap
-    of a few cost the bot tables a fifth of their moves (with 16 steps in flight, each step
-    waited on the gate longer than on the engine), for nobody's benefit."""
-
-    def __init__(self, slots: int, idle_slots: int, quiet_s: float, wait_s: float) -> None:
-        self._slots = slots
-        self._idle_slots = max(idle_slots, slots)
-        self._quiet_s = quiet_s
-        self._wait_s = wait_s
-        self._busy = 0  # the runner's calls in flight (or granted a start)
-        self._people = 0  # people's calls in flight
-        self._person_at = -math.inf  # loop time the last person's call ended
-        #: The runner's calls waiting to start, in order: (granted, latest start).
-        self._waiting: collections.deque[tuple[asyncio.Future[None], float]] = collections.deque()
-
-    def _may_start(self, now: float, latest: float) -> bool:
-        people = self._people > 0
-        cap = self._slots if people or now - self._person_at < self._quiet_s else self._idle_slots
-        return self._busy < cap and (not people or now >= latest)
-
-    def _grant(self) -> None:
-        """Start the waiting calls that may start now, in order."""
-        loop = asyncio.get_running_loop()
-        now = loop.time()
-        while self._waiting:
-            fut, latest = self._waiting[0]
-            if fut.done():  # cancelled while waiting
-                self._waiting.popleft()
-                continue
-            if not self._may_start(now, latest):
-                return
-            self._waiting.popleft()
-            self._busy += 1
-            fut.set_result(None)
-
-    async def call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        if not _BACKGROUND.get():
-            self._people += 1
-            try:
-                return await fn(*args)
-            finally:
-                self._people -= 1
-                if not self._people:
-                    self._person_at = asyncio.get_running_loop().time()
-                    self._grant()
-        loop = asyncio.get_running_loop()
-        latest = loop.time() + self._wait_s
-        if not self._waiting and self._may_start(loop.time(), latest):
-            self._busy += 1
-        else:
-            fut: asyncio.Future[None] = loop.create_future()
-            self._waiting.append((fut, latest))
-            # The bound on waiting for people's calls: look again then.
-            timer = loop.call_at(latest, self._grant)
-            try:
-                await fut
-            except asyncio.CancelledError:
-                if fut.done() and not fut.cancelled():  # granted, then cancelled
-                    self._busy -= 1
-                    self._grant()
-                raise
-            finally:
-                timer.cancel()
-        try:
-            return await fn(*args)
-        finally:
-            self._busy -= 1
-            self._grant()
-
-
-class _FirstThreads(Executor):
-    """The people's database threads: a few threads, one queue, with a person's move in a
-    running game (Act, LeaveTable: :data:`_PLAYING`) ahead of everything else queued, first
-    come first served within each.  Games that start together end together, so their
-    players Enqueue, get seated and open their streams in waves of hundreds of calls; an Act
-    behind such a wave in a plain FIFO queue waited hundreds of ms (the p99 of issue 12)."""
-
-    def __init__(self, threads: int, prefix: str, initializer: Callable[[], None]) -> None:
-        self._size, self._prefix, self._initializer = threads, prefix, initializer
-        self._cond = threading.Condition()
-        #: (0 for a move, 1 for the rest; arrival; future; call); None ends a thread.
-        self._queue: list[tuple[int, int, Future[Any] | None, Callable[[], Any] | None]] = []
-        self._order = itertools.count()
-        self._threads: list[threading.Thread] = []
-        self._closed = False
-
-    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        return self.put(fn, *args, first=_PLAYING.get(), **kwargs)
-
-    def put(self, fn: Callable[..., T], *args: Any, first: bool, **kwargs: Any) -> Future[T]:
-        fut: Future[T] = Future()
-        with self._cond:
-            if self._closed:
-                raise RuntimeError("cannot schedule new futures after shutdown")
-            item = (0 if first else 1, next(self._order), fut, lambda: fn(*args, **kwargs))
-            heapq.heappush(self._queue, item)
-            if len(self._threads) < self._size:
-                t = threading.Thread(target=self._work, daemon=True,
-                                     name=f"{self._prefix}_{len(self._threads)}")  # fmt: skip
-                self._threads.append(t)
-                t.start()
-            else:
-                self._cond.notify()
-        return fut
-
-    def _work(self) -> None:
-        self._initializer()
-        while True:
-            with self._cond:
-                while not self._queue:
-                    self._cond.wait()
-                _, _, fut, call = heapq.heappop(self._queue)
-            if fut is None or call is None:
-                return
-            if not fut.set_running_or_notify_cancel():
-                continue
-            try:
-                fut.set_result(call())
-            except BaseException as exc:
-                fut.set_exception(exc)
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        with self._cond:
-            if not self._closed:
-                self._closed = True
-                for _ in self._threads:  # after the work queued (an end sorts last)
-                    heapq.heappush(self._queue, (2, next(self._order), None, None))
-                self._cond.notify_all()
-        if wait:
-            for t in self._threads:
-                t.join()
 
 
 class Runner:
@@ -495,12 +159,12 @@ class Runner:
         self.settings = settings or RunnerSettings()
         self.instance = uuid.uuid4().hex[:12]
         self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
-        self._calls = _FirstThreads(self.settings.call_threads, "mm-call", urgent_thread)
+        self._calls = PeopleFirstThreads(self.settings.call_threads, "mm-call", urgent_thread)
         self._streams = ThreadPoolExecutor(
             self.settings.stream_threads, thread_name_prefix="mm-stream"
         )
         self._steps = asyncio.Semaphore(self.settings.background_steps)
-        self._engine_gate = _EngineGate(
+        self._engine_gate = EngineGate(
             self.settings.background_engine_calls,
             self.settings.background_steps,
             self.settings.people_quiet_s,
@@ -534,13 +198,18 @@ class Runner:
         self._stopping = False
         self._sem = asyncio.Semaphore(self.settings.concurrency)
         self.engine_ok = True
-        self.replay_ok = True
+        self.outbox = Outbox(store, replay, self.settings, self.db)
         #: Engine Apply calls that moved a game on (the bench's actions/s).
         self.applied = 0
 
+    @property
+    def replay_ok(self) -> bool:
+        """Whether replay answered the outbox's last append."""
+        return self.outbox.replay_ok
+
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        pool = self._pool if _BACKGROUND.get() else self._calls
+        pool = self._pool if BACKGROUND.get() else self._calls
         return await self._in(pool, lambda: fn(*args, **kwargs))
 
     async def stream_db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -584,8 +253,8 @@ class Runner:
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         context = contextvars.copy_context()
-        context.run(_BACKGROUND.set, True)
-        context.run(_PLAYING.set, False)
+        context.run(BACKGROUND.set, True)
+        context.run(PLAYING.set, False)
         task = asyncio.get_running_loop().create_task(coro, context=context)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
@@ -596,7 +265,7 @@ class Runner:
         self.spawn(self._lifetime())
         self.spawn(self._loop("deadlines", self._deadlines_once, self._kick))
         self.spawn(self._loop("seating", self._seating_once, None))
-        self.spawn(self._loop("outbox", self._outbox_once, self._outbox_kick))
+        self.spawn(self._loop("outbox", self.outbox.deliver_once, self._outbox_kick))
         self.spawn(self._loop("streams", self._streams_once, None))
         self.spawn(self._loop("reaper", self._reap_once, None))
 
@@ -726,91 +395,6 @@ class Runner:
         if pids:
             log.warning("ended database sessions stuck on their client", pids=pids)
         return False
-
-    async def _outbox_once(self) -> bool:
-        games = 200
-        # Claimed for one lease, like a table's deadline: a dead instance's rows (and every
-        # later row of their games, which wait behind them) go to another within the lease.
-        rows = await self.db(self.store.claim_outbox, games, self.settings.lease_ms)
-        if not rows:
-            return False
-        by_game: dict[str, list[Any]] = {}
-        for r in rows:
-            by_game.setdefault(r.game_id, []).append(r)
-
-        # The rows replay now holds, deleted together after every game's append (one
-        # transaction a pass, not one a game).
-        done: list[int] = []
-
-        async def deliver(game_rows: list[Any]) -> Unreachable | None:
-            """The game's claimed rows as one append (their events are consecutive); after a
-            SEQ_CONFLICT (an earlier attempt was stored but not yet deleted here, or another
-            instance delivered) the rows replay already holds are dropped.  The error when
-            replay did not answer."""
-            requests = [replay_pb2.AppendEventsRequest.FromString(r.body) for r in game_rows]
-            merged = replay_pb2.AppendEventsRequest(
-                game_id=requests[0].game_id,
-                expected_seq=requests[0].expected_seq,
-                events=[e for q in requests for e in q.events],
-            )
-            last = merged.events[-1].envelope.seq
-            merged.request_id = f"{requests[0].request_id}-{last}"
-            first = game_rows[0]
-            try:
-                await self.replay.append(merged)
-                self.replay_ok = True
-                done.extend(r.id for r in game_rows)
-                return None
-            except ServiceError as exc:
-                if exc.reason == ServiceReason.SEQ_CONFLICT:
-                    with contextlib.suppress(Unreachable, ServiceError):
-                        head = await self.replay.head_seq(first.game_id)
-                        stored = [
-                            r.id for r, q in zip(game_rows, requests, strict=True)
-                            if q.events[-1].envelope.seq <= head
-                        ]  # fmt: skip
-                        if stored:
-                            done.extend(stored)
-                            return None
-                await back_off(game_rows, exc)
-                return None
-            except Unreachable as exc:
-                self.replay_ok = False
-                await back_off(game_rows, exc)
-                return exc
-
-        async def back_off(game_rows: list[Any], error: Exception) -> None:
-            first = game_rows[0]
-            attempts = first.attempts + 1
-            delay = min(
-                self.settings.backoff_cap_ms, self.settings.backoff_ms * 2 ** min(attempts - 1, 16)
-            )
-            log.warning(
-                "replay append failed; will retry",
-                game_id=first.game_id, first_seq=first.first_seq, attempts=attempts,
-                error=str(error)[:200],
-            )  # fmt: skip
-            await self.db(self.store.retry_later, first.game_id, first.id, attempts, delay,
-                          str(error))  # fmt: skip
-
-        # One append in flight, the games in the order they were claimed (oldest first).
-        # Replay re-executes and commits each append in turn on one worker: appends sent at
-        # once only waited there, in threads contending for its interpreter and for the
-        # database, in bursts that a person's Act queued behind.  A pass in turn also takes
-        # longer, and the next one finds more of each game's actions to send in one append.
-        # Measured in the bench's bot tables on PostgreSQL (alternated runs): replay's CPU
-        # per action 0.39-0.42 -> 0.23-0.26 ms, actions/s +15%, a person's Act p99 at ~70%
-        # load 75-94 -> 40-57 ms.  A replay that does not answer costs a pass one call's
-        # timeout, not one per game: the games after it back off untried.
-        down: Unreachable | None = None
-        for game_rows in by_game.values():
-            if down is None:
-                down = await deliver(game_rows)
-            else:
-                await back_off(game_rows, down)
-        if done:
-            await self.db(self.store.delivered, done)
-        return len(by_game) >= games
 
     # ------------------------------------------------------------------ tables
     async def load(self, table_id: str) -> Table:

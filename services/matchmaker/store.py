@@ -16,7 +16,6 @@ import contextlib
 import copy
 import hashlib
 import json
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -56,6 +55,7 @@ from .models import (
     tables,
     tickets,
 )
+from .priority import PeopleFirstLock
 from .table import Effects, Note, Seat, State, Table, close_if_empty
 
 NOTIFY_CHANNEL = "cardroom_mm"
@@ -250,7 +250,7 @@ class Store:
             if self.postgres
             else _sqlite_reader(engine)
         )
-        self._write_lock = None if self.postgres else _WriteLock()
+        self._write_lock = None if self.postgres else PeopleFirstLock()
         #: The NOTIFY of each table write (``table_id:seq``, the new seq, so that the
         #: writing instance, which woke its own streams already, can ignore its own echo),
         #: sent once the write committed (Announcer: not inside the write's transaction).
@@ -994,47 +994,6 @@ class Store:
     def run(self, fn: Callable[[Connection], Any]) -> Any:
         with self._tx() as conn:
             return fn(conn)
-
-
-_urgent = threading.local()
-
-
-def urgent_thread() -> None:
-    """Mark the calling thread as one of people's calls (a thread pool's initializer): its
-    SQLite writes go before the runner's background writes (_WriteLock)."""
-    _urgent.on = True
-
-
-class _WriteLock:
-    """SQLite's one writer at a time, within this process, with people's calls first: a
-    person's write waits for the write in progress only, not behind every bot move queued
-    (under load a write holds the lock for several GIL hand-overs, and 16 bot moves ahead
-    were most of an Act's time)."""
-
-    def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._held = False
-        self._urgent_waiting = 0
-
-    def acquire(self) -> None:
-        urgent = getattr(_urgent, "on", False)
-        with self._cond:
-            if urgent:
-                self._urgent_waiting += 1
-                try:
-                    while self._held:
-                        self._cond.wait()
-                finally:
-                    self._urgent_waiting -= 1
-            else:
-                while self._held or self._urgent_waiting:
-                    self._cond.wait()
-            self._held = True
-
-    def release(self) -> None:
-        with self._cond:
-            self._held = False
-            self._cond.notify_all()
 
 
 def _sqlite_reader(engine: Engine) -> Engine:

@@ -7,12 +7,12 @@ from __future__ import annotations
 import asyncio
 import contextvars
 
-from services.matchmaker.runner import _BACKGROUND, _EngineGate
+from services.matchmaker.priority import BACKGROUND, EngineGate
 
 
 def test_people_go_first_and_the_runners_calls_keep_to_their_slots() -> None:
     async def main() -> list[str]:
-        gate = _EngineGate(2, 2, quiet_s=60.0, wait_s=60.0)
+        gate = EngineGate(2, 2, quiet_s=60.0, wait_s=60.0)
         order: list[str] = []
         in_flight = 0
         most = 0
@@ -28,7 +28,7 @@ def test_people_go_first_and_the_runners_calls_keep_to_their_slots() -> None:
             return name
 
         background = contextvars.copy_context()
-        background.run(_BACKGROUND.set, True)
+        background.run(BACKGROUND.set, True)
         loop = asyncio.get_running_loop()
         bots = [
             loop.create_task(gate.call(engine, f"bot{i}"), context=background) for i in range(4)
@@ -49,7 +49,7 @@ def test_people_go_first_and_the_runners_calls_keep_to_their_slots() -> None:
 
 def test_the_runners_calls_wait_while_a_persons_call_is_in_flight() -> None:
     async def main() -> None:
-        gate = _EngineGate(4, 16, quiet_s=60.0, wait_s=60.0)
+        gate = EngineGate(4, 16, quiet_s=60.0, wait_s=60.0)
         order: list[str] = []
         person_done = asyncio.Event()
 
@@ -62,7 +62,7 @@ def test_the_runners_calls_wait_while_a_persons_call_is_in_flight() -> None:
             order.append("bot")
 
         background = contextvars.copy_context()
-        background.run(_BACKGROUND.set, True)
+        background.run(BACKGROUND.set, True)
         loop = asyncio.get_running_loop()
         person = loop.create_task(gate.call(person_engine))
         await asyncio.sleep(0.01)
@@ -78,13 +78,13 @@ def test_the_runners_calls_wait_while_a_persons_call_is_in_flight() -> None:
 
 def _background() -> contextvars.Context:
     ctx = contextvars.copy_context()
-    ctx.run(_BACKGROUND.set, True)
+    ctx.run(BACKGROUND.set, True)
     return ctx
 
 
 def test_with_nobody_acting_the_runners_calls_take_the_larger_cap() -> None:
     async def main() -> None:
-        gate = _EngineGate(2, 5, quiet_s=60.0, wait_s=60.0)
+        gate = EngineGate(2, 5, quiet_s=60.0, wait_s=60.0)
         started: list[str] = []
         release = asyncio.Event()
 
@@ -125,7 +125,7 @@ def test_a_runners_call_waits_for_overlapping_people_a_bounded_time_only() -> No
     calls back for good: after wait_s they start all the same (within their slots)."""
 
     async def main() -> None:
-        gate = _EngineGate(4, 16, quiet_s=60.0, wait_s=0.05)
+        gate = EngineGate(4, 16, quiet_s=60.0, wait_s=0.05)
         stop = asyncio.Event()
         order: list[str] = []
 
@@ -162,7 +162,7 @@ def test_a_runners_call_waits_for_overlapping_people_a_bounded_time_only() -> No
 
 def test_a_cancelled_wait_gives_its_slot_back() -> None:
     async def main() -> None:
-        gate = _EngineGate(1, 1, quiet_s=60.0, wait_s=60.0)
+        gate = EngineGate(1, 1, quiet_s=60.0, wait_s=60.0)
         release = asyncio.Event()
         started: list[str] = []
 

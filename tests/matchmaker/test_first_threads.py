@@ -8,11 +8,11 @@ import threading
 
 import pytest
 
-from services.matchmaker.runner import _FirstThreads, playing
+from services.matchmaker.priority import PeopleFirstThreads, playing
 
 
 def test_a_move_goes_ahead_of_the_calls_queued_before_it() -> None:
-    pool = _FirstThreads(1, "t", lambda: None)
+    pool = PeopleFirstThreads(1, "t", lambda: None)
     busy, order = threading.Event(), []
     try:
         first = pool.put(busy.wait, first=False)  # the one thread is taken
@@ -29,7 +29,7 @@ def test_a_move_goes_ahead_of_the_calls_queued_before_it() -> None:
 
 def test_submit_takes_the_move_flag_from_the_callers_context() -> None:
     async def main() -> list[str]:
-        pool = _FirstThreads(1, "t", lambda: None)
+        pool = PeopleFirstThreads(1, "t", lambda: None)
         busy, order = threading.Event(), []
         loop = asyncio.get_running_loop()
         try:
@@ -48,7 +48,7 @@ def test_submit_takes_the_move_flag_from_the_callers_context() -> None:
 
 
 def test_errors_reach_the_caller_and_shutdown_runs_what_was_queued() -> None:
-    pool = _FirstThreads(2, "t", lambda: None)
+    pool = PeopleFirstThreads(2, "t", lambda: None)
     failed = pool.put(int, "not a number", first=True)
     with pytest.raises(ValueError):
         failed.result(timeout=10)
@@ -61,7 +61,7 @@ def test_errors_reach_the_caller_and_shutdown_runs_what_was_queued() -> None:
 
 def test_the_initializer_runs_in_each_thread() -> None:
     seen: set[str] = set()
-    pool = _FirstThreads(2, "t", lambda: seen.add(threading.current_thread().name))
+    pool = PeopleFirstThreads(2, "t", lambda: seen.add(threading.current_thread().name))
     try:
         busy = threading.Event()
         held = [pool.put(busy.wait, first=False) for _ in range(2)]

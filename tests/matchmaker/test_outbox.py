@@ -201,7 +201,7 @@ def test_a_replay_that_does_not_answer_costs_a_pass_one_call(db_url: str) -> Non
         await server.start()
         runner = Runner(store, Engine("127.0.0.1:1"), Replay(f"127.0.0.1:{port}", timeout=0.5))
         try:
-            assert await runner._outbox_once() is False
+            assert await runner.outbox.deliver_once() is False
             assert not runner.replay_ok
         finally:
             await server.stop(0)
@@ -241,7 +241,7 @@ def test_a_dead_instances_rows_are_taken_over_within_the_lease(db_url: str) -> N
         runner = Runner(store, Engine("127.0.0.1:1"), Replay(f"127.0.0.1:{port}", timeout=30),
                         RunnerSettings(lease_ms=800))  # fmt: skip
         try:
-            delivering = asyncio.create_task(runner._outbox_once())
+            delivering = asyncio.create_task(runner.outbox.deliver_once())
             while not asked:
                 await asyncio.sleep(0.01)
             delivering.cancel()  # the instance dies inside the append

@@ -27,8 +27,8 @@ from services.common.notify import (
 from services.common.server import BackgroundServer
 from services.common.settings import SettingsError
 from services.matchmaker.models import streams
-from services.matchmaker.runner import Waker
 from services.matchmaker.server import STREAM_LEASE_ENV, MatchmakerConfig, make_spec
+from services.matchmaker.waker import Waker
 
 from .conftest import FAST, Cluster, seated, settings, wait_for
 from .test_games import Stream, enqueue
