@@ -55,6 +55,10 @@ def failed(reason: str, message: str, field: str | None = None) -> ServiceError:
     return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, reason, message, field)
 
 
+def not_found(reason: str, message: str) -> ServiceError:
+    return ServiceError(grpc.StatusCode.NOT_FOUND, reason, message)
+
+
 def missing(field: str) -> ServiceError:
     return invalid(ServiceReason.MISSING_FIELD, f"{field} is required", field)
 

@@ -84,6 +84,11 @@ class Notifier:
         """Wake the local waiters of ``key`` (a change made through this process)."""
         self._wake(key)
 
+    def notified(self, payload: str) -> None:
+        """A NOTIFY's payload, as LISTEN hands it over (a test or tool standing in for
+        another process calls it too)."""
+        self._wake(payload)
+
     def close(self) -> None:
         self._stop.set()
         if self._thread is not None:
@@ -104,7 +109,7 @@ class Notifier:
             self.listening = True
             while not self._stop.is_set():
                 for note in conn.notifies(timeout=0.5):
-                    self._wake(note.payload)
+                    self.notified(note.payload)
 
     def _wake(self, key: Any) -> None:
         with self._cond:

@@ -68,94 +68,132 @@ def play_main(args: argparse.Namespace) -> int:
     from services.common.wire import matchmaker_pb2_grpc
 
     token = os.environ.get("CARDROOM_MATCHMAKER_TOKEN", "")
-    meta = [("authorization", f"Bearer {token}")] if token else []
     channel = grpc.insecure_channel(args.target)
-    stub: Any = matchmaker_pb2_grpc.MatchmakerServiceStub(channel)  # type: ignore[no-untyped-call]
-    player = args.player or f"guest-{uuid.uuid4().hex[:6]}"
-    timers = M.Timers(bot_think_ms=int(args.think * 1000))
+    seat = _Seat(
+        matchmaker_pb2_grpc.MatchmakerServiceStub(channel),  # type: ignore[no-untyped-call]
+        [("authorization", f"Bearer {token}")] if token else [],
+        args.player or f"guest-{uuid.uuid4().hex[:6]}",
+        args,
+    )
     try:
-        ticket = stub.Enqueue(
-            M.EnqueueRequest(player_id=player, variant=args.variant, bot_fill_after_ms=0,
-                             timers=timers),
-            metadata=meta, timeout=10,
-        )  # fmt: skip
-        while ticket.state == M.TICKET_STATE_QUEUED:
-            time.sleep(0.1)
-            ticket = stub.GetTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id),
-                                    metadata=meta, timeout=10)  # fmt: skip
-    except grpc.RpcError as exc:
-        d = details(exc)
-        return fail("matchmaker play", f"{d.code.name} {d.reason}: {d.message}")
-    if ticket.state != M.TICKET_STATE_SEATED:
-        return fail("matchmaker play", f"the ticket ended {M.TicketState.Name(ticket.state)}")
-    table_id, seat = ticket.table_id, ticket.seats[0]
-    print(f"seated at table {table_id} in seat {seat} as {player}", file=sys.stderr)
-    over = threading.Event()
-    games_seen: list[int] = []
-    #: Why the seat's stream broke (the matchmaker went away mid-game): said, exit 2.
-    broken: list[grpc.RpcError] = []
-
-    def follow() -> None:
-        request = M.SubscribeRequest(table_id=table_id, player_id=player)
-        try:
-            for ev in stub.Subscribe(request, metadata=meta):
-                if ev.type == "game":
-                    g = ev.game_event
-                    body = json.loads(g.data_json)
-                    line = {"seq": ev.seq, "game": g.type, "seat": body.get("seat"), "data": body}
-                else:
-                    line = {
-                        "seq": ev.seq,
-                        "table": ev.type,
-                        "data": json.loads(ev.data_json or "{}"),
-                    }
-                print(json.dumps(line, ensure_ascii=False), flush=True)
-                if ev.type == "series":
-                    games_seen.append(1)
-                    if len(games_seen) >= args.games:
-                        over.set()
-                        return
-        except grpc.RpcError as exc:
-            broken.append(exc)
-            over.set()
-
-    threading.Thread(target=follow, daemon=True).start()
-    ids = {"table_id": table_id, "player_id": player}
-    try:
-        for _ in range(args.games):
-            stub.Ready(M.ReadyRequest(**ids), metadata=meta, timeout=10)
-            started = len(games_seen)
-            while not over.is_set() and len(games_seen) == started:
-                snap = stub.GetTable(M.GetTableRequest(**ids), metadata=meta, timeout=10)
-                view = json.loads(snap.view.view_json) if snap.view.view_json else {}
-                if snap.state != M.TABLE_STATE_PLAYING or view.get("turn") != seat:
-                    time.sleep(0.05)
-                    continue
-                hint = stub.GetHint(M.HintRequest(**ids), metadata=meta, timeout=10)
-                if args.auto:
-                    action = hint.hint if hint.HasField("hint") else None
-                else:
-                    print(f"your hand: {view.get('hand')}  to beat: {view.get('last_play')}  "
-                          f"(hint: {hint.hint.WhichOneof('kind') and str(hint.hint).strip()})",
-                          file=sys.stderr)  # fmt: skip
-                    line = sys.stdin.readline()
-                    if not line:
-                        return 0
-                    action = hint.hint if line.strip() == "hint" else _action(line, seat)
-                if action is None:
-                    continue
-                try:
-                    stub.Act(M.ActRequest(**ids, action=action, expected_seq=snap.seq),
-                             metadata=meta, timeout=10)  # fmt: skip
-                except grpc.RpcError as exc:
-                    d = details(exc)
-                    print(f"refused: {d.reason}: {d.message}", file=sys.stderr)
-        over.wait(10)
-        if broken:
-            raise broken[0]
+        ticket = seat.enqueue()
+        if ticket.state != M.TICKET_STATE_SEATED:
+            name = M.TicketState.Name(ticket.state)
+            return fail("matchmaker play", f"the ticket ended {name}")
+        seat.table_id, seat.seat = ticket.table_id, ticket.seats[0]
+        print(f"seated at table {seat.table_id} in seat {seat.seat} as {seat.player}",
+              file=sys.stderr)  # fmt: skip
+        threading.Thread(target=seat.follow, daemon=True).start()
+        if not seat.play():
+            return 0  # stdin ended
+        seat.over.wait(10)
+        if seat.broken:
+            raise seat.broken[0]
     except grpc.RpcError as exc:
         d = details(exc)
         return fail("matchmaker play", f"{d.code.name} {d.reason}: {d.message}")
     finally:
         channel.close()
     return 0
+
+
+class _Seat:
+    """``matchmaker play``'s player: its ticket, its seat's stream printed as JSON lines,
+    and its moves (the hints with --auto, else read from stdin)."""
+
+    def __init__(self, stub: Any, meta: list[tuple[str, str]], player: str, args: Any) -> None:
+        self.stub, self.meta, self.player, self.args = stub, meta, player, args
+        self.table_id, self.seat = "", 0
+        self.over = threading.Event()
+        self.games_seen: list[int] = []
+        #: Why the seat's stream broke (the matchmaker went away mid-game): said, exit 2.
+        self.broken: list[Any] = []
+
+    def enqueue(self) -> Any:
+        from services.common.wire import matchmaker_pb2 as M
+
+        timers = M.Timers(bot_think_ms=int(self.args.think * 1000))
+        ticket = self.stub.Enqueue(
+            M.EnqueueRequest(player_id=self.player, variant=self.args.variant,
+                             bot_fill_after_ms=0, timers=timers),
+            metadata=self.meta, timeout=10,
+        )  # fmt: skip
+        while ticket.state == M.TICKET_STATE_QUEUED:
+            time.sleep(0.1)
+            ticket = self.stub.GetTicket(M.GetTicketRequest(ticket_id=ticket.ticket_id),
+                                         metadata=self.meta, timeout=10)  # fmt: skip
+        return ticket
+
+    def follow(self) -> None:
+        import grpc
+
+        from services.common.wire import matchmaker_pb2 as M
+
+        request = M.SubscribeRequest(table_id=self.table_id, player_id=self.player)
+        try:
+            for ev in self.stub.Subscribe(request, metadata=self.meta):
+                if ev.type == "game":
+                    g = ev.game_event
+                    body = json.loads(g.data_json)
+                    line = {"seq": ev.seq, "game": g.type, "seat": body.get("seat"), "data": body}
+                else:
+                    data = json.loads(ev.data_json or "{}")
+                    line = {"seq": ev.seq, "table": ev.type, "data": data}
+                print(json.dumps(line, ensure_ascii=False), flush=True)
+                if ev.type == "series":
+                    self.games_seen.append(1)
+                    if len(self.games_seen) >= self.args.games:
+                        self.over.set()
+                        return
+        except grpc.RpcError as exc:
+            self.broken.append(exc)
+            self.over.set()
+
+    def play(self) -> bool:
+        """Ready for each game and move whenever it is the seat's turn; False when stdin
+        ended."""
+        from services.common.wire import matchmaker_pb2 as M
+
+        ids = {"table_id": self.table_id, "player_id": self.player}
+        for _ in range(self.args.games):
+            self.stub.Ready(M.ReadyRequest(**ids), metadata=self.meta, timeout=10)
+            started = len(self.games_seen)
+            while not self.over.is_set() and len(self.games_seen) == started:
+                if not self.move(ids):
+                    return False
+        return True
+
+    def move(self, ids: dict[str, str]) -> bool:
+        """One look at the table, and a move if it is the seat's turn; False when stdin
+        ended."""
+        import grpc
+
+        from services.common.grpc_errors import details
+        from services.common.wire import matchmaker_pb2 as M
+
+        stub, meta = self.stub, self.meta
+        snap = stub.GetTable(M.GetTableRequest(**ids), metadata=meta, timeout=10)
+        view = json.loads(snap.view.view_json) if snap.view.view_json else {}
+        if snap.state != M.TABLE_STATE_PLAYING or view.get("turn") != self.seat:
+            time.sleep(0.05)
+            return True
+        hint = stub.GetHint(M.HintRequest(**ids), metadata=meta, timeout=10)
+        if self.args.auto:
+            action = hint.hint if hint.HasField("hint") else None
+        else:
+            print(f"your hand: {view.get('hand')}  to beat: {view.get('last_play')}  "
+                  f"(hint: {hint.hint.WhichOneof('kind') and str(hint.hint).strip()})",
+                  file=sys.stderr)  # fmt: skip
+            line = sys.stdin.readline()
+            if not line:
+                return False
+            action = hint.hint if line.strip() == "hint" else _action(line, self.seat)
+        if action is None:
+            return True
+        try:
+            stub.Act(M.ActRequest(**ids, action=action, expected_seq=snap.seq),
+                     metadata=meta, timeout=10)  # fmt: skip
+        except grpc.RpcError as exc:
+            d = details(exc)
+            print(f"refused: {d.reason}: {d.message}", file=sys.stderr)
+        return True

@@ -15,6 +15,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from services.common.grpc_errors import ServiceError
+from services.common.reasons import ServiceReason
 from services.common.wire import (
     common_pb2,
     engine_pb2,
@@ -155,4 +156,13 @@ class Replay(Remote):
         return int(result.game.head_seq)
 
 
-__all__ = ["Engine", "Remote", "Replay", "Unreachable", "common_pb2", "refusal"]
+def engine_down(exc: Unreachable) -> ServiceError:
+    reason = (
+        ServiceReason.ENGINE_UNAVAILABLE
+        if exc.service == "engine"
+        else ServiceReason.REPLAY_UNAVAILABLE
+    )
+    return ServiceError(grpc.StatusCode.UNAVAILABLE, reason, str(exc))
+
+
+__all__ = ["Engine", "Remote", "Replay", "Unreachable", "common_pb2", "engine_down", "refusal"]

@@ -48,62 +48,9 @@ class Outbox:
         by_game: dict[str, list[Any]] = {}
         for r in rows:
             by_game.setdefault(r.game_id, []).append(r)
-
         # The rows replay now holds, deleted together after every game's append (one
         # transaction a pass, not one a game).
         done: list[int] = []
-
-        async def deliver(game_rows: list[Any]) -> Unreachable | None:
-            """The game's claimed rows as one append (their events are consecutive); after a
-            SEQ_CONFLICT (an earlier attempt was stored but not yet deleted here, or another
-            instance delivered) the rows replay already holds are dropped.  The error when
-            replay did not answer."""
-            requests = [replay_pb2.AppendEventsRequest.FromString(r.body) for r in game_rows]
-            merged = replay_pb2.AppendEventsRequest(
-                game_id=requests[0].game_id,
-                expected_seq=requests[0].expected_seq,
-                events=[e for q in requests for e in q.events],
-            )
-            last = merged.events[-1].envelope.seq
-            merged.request_id = f"{requests[0].request_id}-{last}"
-            first = game_rows[0]
-            try:
-                await self.replay.append(merged)
-                self.replay_ok = True
-                done.extend(r.id for r in game_rows)
-                return None
-            except ServiceError as exc:
-                if exc.reason == ServiceReason.SEQ_CONFLICT:
-                    with contextlib.suppress(Unreachable, ServiceError):
-                        head = await self.replay.head_seq(first.game_id)
-                        stored = [
-                            r.id for r, q in zip(game_rows, requests, strict=True)
-                            if q.events[-1].envelope.seq <= head
-                        ]  # fmt: skip
-                        if stored:
-                            done.extend(stored)
-                            return None
-                await back_off(game_rows, exc)
-                return None
-            except Unreachable as exc:
-                self.replay_ok = False
-                await back_off(game_rows, exc)
-                return exc
-
-        async def back_off(game_rows: list[Any], error: Exception) -> None:
-            first = game_rows[0]
-            attempts = first.attempts + 1
-            delay = min(
-                self.settings.backoff_cap_ms, self.settings.backoff_ms * 2 ** min(attempts - 1, 16)
-            )
-            log.warning(
-                "replay append failed; will retry",
-                game_id=first.game_id, first_seq=first.first_seq, attempts=attempts,
-                error=str(error)[:200],
-            )  # fmt: skip
-            await self.db(self.store.retry_later, first.game_id, first.id, attempts, delay,
-                          str(error))  # fmt: skip
-
         # One append in flight, the games in the order they were claimed (oldest first).
         # Replay re-executes and commits each append in turn on one worker: appends sent at
         # once only waited there, in threads contending for its interpreter and for the
@@ -116,9 +63,60 @@ class Outbox:
         down: Unreachable | None = None
         for game_rows in by_game.values():
             if down is None:
-                down = await deliver(game_rows)
+                down = await self._deliver(game_rows, done)
             else:
-                await back_off(game_rows, down)
+                await self._back_off(game_rows, down)
         if done:
             await self.db(self.store.delivered, done)
         return len(by_game) >= games
+
+    async def _deliver(self, game_rows: list[Any], done: list[int]) -> Unreachable | None:
+        """The game's claimed rows as one append (their events are consecutive); after a
+        SEQ_CONFLICT (an earlier attempt was stored but not yet deleted here, or another
+        instance delivered) the rows replay already holds are dropped.  The error when
+        replay did not answer; the delivered rows' ids go to ``done``."""
+        requests = [replay_pb2.AppendEventsRequest.FromString(r.body) for r in game_rows]
+        merged = replay_pb2.AppendEventsRequest(
+            game_id=requests[0].game_id,
+            expected_seq=requests[0].expected_seq,
+            events=[e for q in requests for e in q.events],
+        )
+        last = merged.events[-1].envelope.seq
+        merged.request_id = f"{requests[0].request_id}-{last}"
+        first = game_rows[0]
+        try:
+            await self.replay.append(merged)
+            self.replay_ok = True
+            done.extend(r.id for r in game_rows)
+            return None
+        except ServiceError as exc:
+            if exc.reason == ServiceReason.SEQ_CONFLICT:
+                with contextlib.suppress(Unreachable, ServiceError):
+                    head = await self.replay.head_seq(first.game_id)
+                    stored = [
+                        r.id for r, q in zip(game_rows, requests, strict=True)
+                        if q.events[-1].envelope.seq <= head
+                    ]  # fmt: skip
+                    if stored:
+                        done.extend(stored)
+                        return None
+            await self._back_off(game_rows, exc)
+            return None
+        except Unreachable as exc:
+            self.replay_ok = False
+            await self._back_off(game_rows, exc)
+            return exc
+
+    async def _back_off(self, game_rows: list[Any], error: Exception) -> None:
+        first = game_rows[0]
+        attempts = first.attempts + 1
+        delay = min(
+            self.settings.backoff_cap_ms, self.settings.backoff_ms * 2 ** min(attempts - 1, 16)
+        )
+        log.warning(
+            "replay append failed; will retry",
+            game_id=first.game_id, first_seq=first.first_seq, attempts=attempts,
+            error=str(error)[:200],
+        )  # fmt: skip
+        await self.db(self.store.retry_later, first.game_id, first.id, attempts, delay,
+                      str(error))  # fmt: skip

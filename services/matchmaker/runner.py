@@ -1,20 +1,13 @@
-"""The table runner: every move of every table, whether a seat's Act or a due deadline, in
-the steps of DESIGN.md "How one move flows".
+"""The table runner carries out what happens at a table, in the steps of DESIGN.md "How one
+move flows": load the table; ask the engine (a deal, an Apply with the stored token, a bot's
+or an auto-play seat's move chosen from its view); hand the answer to the table's rules
+(table.py), which change the table and say what else to write; commit it all in one write
+conditional on the table's seq (store.py; a writer that lost the race starts over); wake the
+streams (waker.py: this instance's from memory, others' through NOTIFY).
 
-1. Load the table (its seq, seats, latest engine token).
-2. Ask the engine (Apply with the stored token; a bot's or an auto-play seat's move chosen
-   from the seat's view first).  A refusal leaves the table as it was.
-3. One conditional write (store.Store.write): new token and seq, next deadline, the table
-   events (the game's events projected per seat plus table events) and the same engine
-   events in the outbox.  A writer that lost the race writes nothing and starts over.
-4. NOTIFY (PostgreSQL) and a local wake-up; this instance's seat streams take the write's
-   events from memory (Waker.written), another instance's read the log.
-
-Deadlines (turn, bid, start, disconnect grace, bot think time) live on the table row as
-``due_ms``; a loop claims due tables (``FOR UPDATE SKIP LOCKED`` and a short lease, so one
-instance works on a table at a time and another takes over once the lease lapses) and runs
-:meth:`Runner.advance`.  The outbox loop delivers engine events to replay's AppendEvents with
-backoff; an engine or replay outage slows or stops nothing but the calls that need it.
+Around it: commands.py (a person's Act, Ready, LeaveTable, streams), schedule.py (the loops
+that claim due deadlines with a lease and advance their tables, seat the pools, renew stream
+leases), outbox.py (the engine's events to replay), priority.py (people before bots).
 """
 
 from __future__ import annotations
@@ -22,13 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import hashlib
 import json
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
 from concurrent.futures import Executor, ThreadPoolExecutor
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import grpc
@@ -36,8 +27,8 @@ import grpc
 from services.common import logging as clog
 from services.common.db import database_unavailable
 from services.common.fields import room_of, variant_in_room
-from services.common.grpc_errors import ServiceError, failed
-from services.common.reasons import RulesReason, ServiceReason
+from services.common.grpc_errors import ServiceError, failed, not_found
+from services.common.reasons import ServiceReason
 from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
 from services.engine import rules
 
@@ -45,18 +36,19 @@ from . import bots
 from . import table as table_rules
 from .clients import Engine, Replay, Unreachable
 from .outbox import Outbox
-from .priority import BACKGROUND, PLAYING, EngineGate, PeopleFirstThreads, playing, urgent_thread
+from .priority import BACKGROUND, PLAYING, EngineGate, PeopleFirstThreads, urgent_thread
+from .schedule import Scheduler
+from .settings import RunnerSettings
 from .store import (
     Conflict,
     Store,
     Write,
     bot_seat,
-    event_of,
     now_ms,
     ticket_pool_key,
 )
 from .table import Table
-from .waker import Waker
+from .waker import KeptTables, Waker
 
 log = clog.get_logger("cardroom.matchmaker")
 T = TypeVar("T")
@@ -80,69 +72,6 @@ def room_message(config: dict[str, Any]) -> common_pb2.Room:
     if room.get("escape_multiplier") is not None:
         msg.escape_multiplier = room["escape_multiplier"]
     return msg
-
-
-def _due_now(table: Table) -> bool:
-    return table.due_ms is not None and table.due_ms <= now_ms()
-
-
-def not_found(reason: str, message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.NOT_FOUND, reason, message)
-
-
-def engine_down(exc: Unreachable) -> ServiceError:
-    reason = (
-        ServiceReason.ENGINE_UNAVAILABLE
-        if exc.service == "engine"
-        else ServiceReason.REPLAY_UNAVAILABLE
-    )
-    return ServiceError(grpc.StatusCode.UNAVAILABLE, reason, str(exc))
-
-
-@dataclass(frozen=True)
-class RunnerSettings:
-    #: How often the loops look for due deadlines, seatable pools and outbox rows (seconds).
-    tick_s: float = 0.05
-    #: A claimed deadline is this instance's for this long (the takeover bound).
-    lease_ms: int = 5000
-    #: A queued ticket lives this long unless watched or polled.
-    ticket_ttl_ms: int = 600_000
-    #: Outbox retry backoff: first delay and cap.
-    backoff_ms: int = 200
-    backoff_cap_ms: int = 30_000
-    #: A game's outbox rows wait this long before they are delivered, so that its next
-    #: actions join them in one append: replay re-executes and commits a few actions a call
-    #: instead of one (a bot table makes several a second; replay's CPU per action fell
-    #: from 0.62 to 0.39 ms in the bench's bot tables).  Replay, and so GetPlayer's totals,
-    #: lag the tables by about this much more; a player's streams and snapshots come from
-    #: the matchmaker's own log and never wait for it.
-    outbox_gather_ms: int = 200
-    #: Tables advanced at once by this instance.
-    concurrency: int = 64
-    poll_interval_s: float = 0.25
-    threads: int = 8
-    #: Database threads for the calls of people (RPCs), beside ``threads`` for the runner's
-    #: own tasks.
-    call_threads: int = 4
-    #: Database threads for the reads of the seat streams (Subscribe), so that a person's
-    #: Act never queues behind hundreds of streams' reads.
-    stream_threads: int = 4
-    #: Steps of the runner's own work (bot moves, timeouts, game starts) in flight at once:
-    #: a person's call, which skips this queue, then waits behind at most these in the
-    #: engine's queue and the database's, however many bot tables run.
-    background_steps: int = 16
-    #: Engine calls of those steps in flight at once while people act.  The engine answers
-    #: in turn on one worker, so a person's call waits behind every call in flight: kept to
-    #: a few, and none start while a person's call is in flight (:class:`EngineGate`).
-    background_engine_calls: int = 4
-    #: People act while one of their engine calls is in flight or ended less than this ago
-    #: (seconds); else the steps' engine calls are not capped below ``background_steps``.
-    people_quiet_s: float = 0.05
-    #: The longest a step's engine call waits for people's calls in flight (seconds).
-    people_first_wait_s: float = 0.03
-    #: An open Subscribe stream's row lives this long unless its instance renews it (every
-    #: third of it): the time a dead instance's seats still look connected.
-    stream_lease_ms: int = 15_000
 
 
 class Runner:
@@ -172,11 +101,6 @@ class Runner:
         )
         self._locks: dict[str, asyncio.Lock] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._renewed = 0.0
-        self._reaped = 0.0
-        #: False once the database refused to end a peer's session (another role): not
-        #: asked again.
-        self._reaping = True
         self._advancing: set[str] = set()
         self._again: set[str] = set()
         #: The view of the seat predicted to move next, from the last Apply (the engine
@@ -191,16 +115,20 @@ class Runner:
         #: engine encodes and this process parses each action once, not once per move.
         self._deals: dict[str, tuple[bytes, bots.Deal]] = {}
         #: Tables as this instance's advance loops left them (:meth:`_keep`).
-        self._kept: dict[str, Table] = {}
+        #: Tables as this instance's advance loops left them.
+        self.kept = KeptTables(lambda table_id: self.waker.latest(table_id))
         self._waker: Waker | None = None
-        self._kick = asyncio.Event()
-        self._outbox_kick = asyncio.Event()
-        self._stopping = False
-        self._sem = asyncio.Semaphore(self.settings.concurrency)
+        #: Set to look for due outbox rows at once (the scheduler's outbox loop).
+        self.outbox_kick = asyncio.Event()
+        self.stopping = False
         self.engine_ok = True
         self.outbox = Outbox(store, replay, self.settings, self.db)
         #: Engine Apply calls that moved a game on (the bench's actions/s).
         self.applied = 0
+
+    async def call_engine(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """An engine call through the people-first gate (priority.EngineGate)."""
+        return await self._engine_gate.call(fn, *args)
 
     @property
     def replay_ok(self) -> bool:
@@ -263,11 +191,7 @@ class Runner:
         """Start the background loops (on the running event loop)."""
         _ = self.waker
         self.spawn(self._lifetime())
-        self.spawn(self._loop("deadlines", self._deadlines_once, self._kick))
-        self.spawn(self._loop("seating", self._seating_once, None))
-        self.spawn(self._loop("outbox", self.outbox.deliver_once, self._outbox_kick))
-        self.spawn(self._loop("streams", self._streams_once, None))
-        self.spawn(self._loop("reaper", self._reap_once, None))
+        Scheduler(self).start()
 
     async def _lifetime(self) -> None:
         """Lives as long as the server's event loop: when the server stops (its loop cancels
@@ -275,7 +199,7 @@ class Runner:
         try:
             await asyncio.Event().wait()
         finally:
-            self._stopping = True
+            self.stopping = True
             if self._waker is not None:
                 self._waker.close()
             self._pool.shutdown(wait=False)
@@ -284,7 +208,7 @@ class Runner:
             self.store.close()
 
     async def close(self) -> None:
-        self._stopping = True
+        self.stopping = True
         for task in list(self._tasks):
             task.cancel()
         for task in list(self._tasks):
@@ -299,57 +223,6 @@ class Runner:
         self._streams.shutdown(wait=False)
         self.store.close()
 
-    async def _loop(
-        self, name: str, once: Callable[[], Awaitable[bool]], kick: asyncio.Event | None
-    ) -> None:
-        while not self._stopping:
-            busy = False
-            try:
-                busy = await once()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if database_unavailable(exc):  # an outage: one line a second, no traceback
-                    log.warning("database unavailable; retrying", loop=name, error=str(exc)[:200])
-                else:
-                    log.exception("background loop failed; retrying", loop=name)
-                await asyncio.sleep(1.0)
-            if busy:
-                await asyncio.sleep(0)
-                continue
-            if kick is None:
-                await asyncio.sleep(self.settings.tick_s)
-            else:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(kick.wait(), self.settings.tick_s)
-                kick.clear()
-
-    def _wrote(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> None:
-        self.waker.wake_written(table.table_id, old_seq, table.seq, w.written)
-        if w.outbox and not w.outbox_delay_ms:
-            self._outbox_kick.set()  # else not due yet: the outbox loop's tick finds them
-        if advancing:
-            return  # the table's advance loop looks again itself
-        if table.due_ms is not None and table.due_ms <= now_ms() + 5:
-            self.spawn(self.advance(table.table_id))
-
-    # ------------------------------------------------------------------ loops
-    async def _deadlines_once(self) -> bool:
-        ids = await self.db(self.store.claim_due, self.settings.concurrency, self.settings.lease_ms)
-        for table_id in ids:
-            self.spawn(self._advance_bounded(table_id))
-        return False
-
-    async def _advance_bounded(self, table_id: str) -> None:
-        async with self._sem:
-            await self.advance(table_id)
-
-    async def _seating_once(self) -> bool:
-        await self.db(self.store.expire)
-        for pool in await self.db(self.store.pools_due):
-            await self.seat(pool)
-        return False
-
     async def seat(self, pool: str) -> None:
         """Form the tables the pool's queued tickets allow now, and wake their streams and
         the pool's WatchTicket streams (other instances: by the seating's NOTIFY)."""
@@ -359,42 +232,14 @@ class Runner:
         if formed:
             self.waker.wake(ticket_pool_key(pool))
 
-    async def _streams_once(self) -> bool:
-        """Renew this instance's stream leases, and mark the seats of lapsed streams (another
-        instance died with them open) disconnected: their grace runs from then."""
-        loop = asyncio.get_running_loop()
-        every = self.settings.stream_lease_ms / 3000
-        if loop.time() - self._renewed < every:
-            return False
-        self._renewed = loop.time()
-        await self.db(self.store.renew_streams, self.instance, self.settings.stream_lease_ms)
-        for table_id, seat, player in await self.db(self.store.lapsed_streams):
-            with contextlib.suppress(ServiceError):
-                await self._mark_disconnected(table_id, seat, player)
-        return False
-
-    async def _reap_once(self) -> bool:
-        """Every quarter lease, end the sessions of any instance stuck inside a transaction
-        on their client for a lease (Store.reap_stuck): the row locks they hold would keep
-        their tables from every other instance, past the takeover bound, for good."""
-        loop = asyncio.get_running_loop()
-        if not self._reaping or loop.time() - self._reaped < self.settings.lease_ms / 4000:
-            return False
-        self._reaped = loop.time()
-        try:
-            # On the loop's default executor, not the runner's pools: their threads may all be
-            # waiting on the very locks this frees.
-            pids = await loop.run_in_executor(None, self.store.reap_stuck, self.settings.lease_ms)
-        except Exception as exc:
-            if database_unavailable(exc):
-                raise
-            self._reaping = False
-            log.warning("cannot end stuck sessions; takeover waits for TCP to notice",
-                        error=str(exc)[:200])  # fmt: skip
-            return False
-        if pids:
-            log.warning("ended database sessions stuck on their client", pids=pids)
-        return False
+    def _wrote(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> None:
+        self.waker.wake_written(table.table_id, old_seq, table.seq, w.written)
+        if w.outbox and not w.outbox_delay_ms:
+            self.outbox_kick.set()  # else not due yet: the outbox loop's tick finds them
+        if advancing:
+            return  # the table's advance loop looks again itself
+        if table.due_ms is not None and table.due_ms <= now_ms() + 5:
+            self.spawn(self.advance(table.table_id))
 
     # ------------------------------------------------------------------ tables
     async def load(self, table_id: str) -> Table:
@@ -418,7 +263,7 @@ class Runner:
         # deadline loop (here or on another instance) claims it and steps it a second time.
         hold = min(self.settings.lease_ms, HOLD_MS)
         if not advancing:
-            self._kept.pop(table.table_id, None)  # a person's call moved it on
+            self.kept.drop(table.table_id)  # a person's call moved it on
         w.outbox_delay_ms = self.settings.outbox_gather_ms
         table = await self.db(self.store.write, table, old_seq, w, hold)
         self._wrote(table, old_seq, w, advancing)
@@ -434,7 +279,7 @@ class Runner:
         another instance made stale loses its race and the next try loads; a refusal or a
         no-op decided on the copy stands only if the database's seq is the copy's."""
         async with self.lock(table_id):
-            kept = self._take_kept(table_id)
+            kept = self.kept.take(table_id)
             for _ in range(MAX_RETRIES):
                 if kept is not None:
                     table, kept, cached = kept, None, True
@@ -465,7 +310,7 @@ class Runner:
         return stored is None or stored.seq != seq
 
     # ------------------------------------------------------------------ engine steps
-    def _token(self, table: Table) -> engine_pb2.GameToken:
+    def token_of(self, table: Table) -> engine_pb2.GameToken:
         return engine_pb2.GameToken(
             game_id=table.game_id or "", seq=table.engine_seq, token=table.token or b""
         )
@@ -528,7 +373,7 @@ class Runner:
             request_id=f"mm:{game_id}:{first}",
         )
 
-    async def _apply(
+    async def apply(
         self,
         table: Table,
         action: engine_pb2.Action,
@@ -541,7 +386,7 @@ class Runner:
         # the engine need not encode the deal's history into it (the seat view keeps it; the
         # bots read it).
         request = engine_pb2.ApplyRequest(
-            state=self._token(table), action=action, actor=actor, cause=cause,
+            state=self.token_of(table), action=action, actor=actor, cause=cause,
             public_history_delta=True,
         )  # fmt: skip
         if table.turn_deadline_ms is not None and table.turn is not None:
@@ -603,7 +448,7 @@ class Runner:
             self._again.add(table_id)
             return
         self._advancing.add(table_id)
-        table = self._take_kept(table_id)
+        table = self.kept.take(table_id)
         recheck = table is not None
         try:
             for _ in range(100_000):
@@ -633,41 +478,24 @@ class Runner:
                     return
                 if not progressed:
                     if table_id not in self._again:
-                        self._keep(table)
+                        self.kept.keep(table)
                         return
                     self._again.discard(table_id)
                     table = None
-                elif table is not None and table_id not in self._again and not _due_now(table):
+                elif (
+                    table is not None
+                    and table_id not in self._again
+                    and not table_rules.due_by(table, now_ms())
+                ):
                     # The table as just written, nothing due yet: kept without taking a step
                     # slot and the lock once more (a person's call meanwhile would leave this
                     # copy behind its own write, and a kept copy that is behind costs that
                     # person's next call a lost race).
-                    self._keep(table)
+                    self.kept.keep(table)
                     return
         finally:
             self._advancing.discard(table_id)
             self._again.discard(table_id)
-
-    def _keep(self, table: Table | None) -> None:
-        """Keep the table as the advance loop leaves it (its next step is not due yet): that
-        step then starts from it instead of a load.  Only a cache: the step's write is
-        conditional on its seq, and a copy that another writer made stale costs a Conflict
-        and a reload, never a stale write."""
-        if table is None or table.state == "closed":
-            return
-        if self.waker.latest(table.table_id) > table.seq:
-            return  # this instance wrote the table since: that copy is behind
-        if len(self._kept) > MAX_VIEWS:
-            self._kept.clear()
-        self._kept[table.table_id] = table
-
-    def _take_kept(self, table_id: str) -> Table | None:
-        """The kept copy of the table, unless a newer write is known here (another instance's
-        NOTIFY came since it was kept): that copy would cost an engine call and a lost race."""
-        table = self._kept.pop(table_id, None)
-        if table is not None and self.waker.latest(table_id) > table.seq:
-            return None
-        return table
 
     async def _advance_once(
         self, table_id: str, cached: Table | None, recheck: bool = False
@@ -709,12 +537,12 @@ class Runner:
         s = table.seats[due.seat]
         if due.step is table_rules.Step.LEAVE:
             action = engine_pb2.Action(seat=due.seat, leave=True)
-            await self._apply(table, action, s.player_id, common_pb2.CAUSE_DISCONNECT, w)
+            await self.apply(table, action, s.player_id, common_pb2.CAUSE_DISCONNECT, w)
         elif due.step is table_rules.Step.TIMEOUT:
             action = engine_pb2.Action(seat=due.seat, timeout=True)
-            await self._apply(table, action, s.player_id, common_pb2.CAUSE_TIMEOUT, w)
+            await self.apply(table, action, s.player_id, common_pb2.CAUSE_TIMEOUT, w)
         else:
-            view = await self._turn_view(table, due.seat)
+            view = await self.turn_view(table, due.seat)
             if due.step is table_rules.Step.BOT:
                 seed = f"{table.game_id}:{table.engine_seq}"
                 chosen = bots.choose_bot_action(s.bot_level, view, seed)
@@ -722,9 +550,9 @@ class Runner:
             else:
                 chosen = bots.autoplay_move(view)
                 cause = common_pb2.CAUSE_AUTOPLAY
-            await self._apply(table, bots.action_message(chosen), s.player_id, cause, w)
+            await self.apply(table, bots.action_message(chosen), s.player_id, cause, w)
 
-    async def _turn_view(self, table: Table, seat: int) -> rules.SeatView:
+    async def turn_view(self, table: Table, seat: int) -> rules.SeatView:
         """The view of ``seat``, the seat to move, for its bot or auto-play: the one the last
         Apply predicted if it is of this very state, else the engine's GetSeatView."""
         known = self._views.pop(table.table_id, None)
@@ -732,204 +560,16 @@ class Runner:
         if known is not None and known[0] == table.token and known[1] == seat:
             msg, earlier = known[2], known[3]
         else:
-            msg = await self._engine_gate.call(self.engine.seat_view, self._token(table), seat)
+            msg = await self._engine_gate.call(self.engine.seat_view, self.token_of(table), seat)
         view = bots.view_of(msg, earlier)
         if len(self._deals) > MAX_VIEWS:
             self._deals.clear()
         self._deals[table.table_id] = (table.token or b"", (view.deal_no, view.history))
         return view
 
-    # ------------------------------------------------------------------ seat calls
-    async def act(self, request: M.ActRequest) -> M.ActResponse:
-        with playing():
-            return await self._act(request)
+    async def mark_disconnected(self, table_id: str, seat: int, player: str) -> None:
+        """The seat's last stream closed (here, or its instance died): its grace starts."""
 
-    async def _act(self, request: M.ActRequest) -> M.ActResponse:
-        table_id, player = request.table_id, request.player_id
-        digest = b""
-        if request.request_id:
-            digest = hashlib.sha256(
-                player.encode() + b"\x00" + request.action.SerializeToString(deterministic=True)
-            ).digest()
-        result: list[M.ActResponse] = []
-        tries = 0
-
-        async def replayed() -> bool:
-            """Whether this request id landed already (here or elsewhere): then its answer
-            is the answer."""
-            stored = await self.db(self.store.request, table_id, request.request_id)
-            if stored is not None:
-                result[:] = [self._replayed(stored, digest)]
-            return stored is not None
-
-        async def change(table: Table) -> Write | None:
-            # A retry of an Act that landed (here or elsewhere) answers what it answered.
-            # Not looked up before the first try (a database round trip on every Act, in
-            # the people's own threads): a landed request's action is then refused (looked
-            # up on that refusal), or applied again and its write refused by the request
-            # id's unique key (a Conflict: looked up on the next try, under the table's
-            # lock, after the load, so a concurrent retry that landed meanwhile is seen).
-            nonlocal tries
-            tries += 1
-            if request.request_id and tries > 1 and await replayed():
-                return None
-            try:
-                return await attempt(table)
-            except ServiceError:
-                if request.request_id and tries == 1 and await replayed():
-                    return None
-                raise
-
-        async def attempt(table: Table) -> Write | None:
-            seat = self.seat_or_refuse(table, player)
-            if request.HasField("expected_seq") and request.expected_seq != table.seq:
-                raise ServiceError(
-                    grpc.StatusCode.ABORTED, ServiceReason.STALE_SEQ,
-                    f"the table is at seq {table.seq}, not {request.expected_seq}",
-                )  # fmt: skip
-            if table.state != "playing" or table.token is None:
-                raise failed(ServiceReason.NOT_READY, "no game is running at this table")
-            action = engine_pb2.Action()
-            action.CopyFrom(request.action)
-            action.seat = seat
-            if action.WhichOneof("kind") in ("leave", "timeout"):
-                raise ServiceError(
-                    grpc.StatusCode.INVALID_ARGUMENT, RulesReason.BAD_ACTION,
-                    "leave with LeaveTable; timeouts are the table's", "action",
-                )  # fmt: skip
-            w = Write()
-            try:
-                response = await self._apply(table, action, player, common_pb2.CAUSE_PLAYER, w,
-                                             view_seat=seat)  # fmt: skip
-            except Unreachable as exc:
-                self.engine_ok = False
-                raise engine_down(exc) from None
-            out = M.ActResponse(
-                game_over=response.game_over,
-                view=response.seat_view,
-                events=[event_of(n) for n in w.notes if rules.may_see(n.to, seat)],
-            )
-            if response.game_over:
-                out.settlement.CopyFrom(response.settlement)
-            if request.request_id:
-                w.request = (table_id, request.request_id, digest, out)
-            result.clear()
-            result.append(out)
-            return w
-
-        try:
-            table = await self.mutate(table_id, change)
-        except Conflict:  # pragma: no cover - mutate retries
-            raise
-        except ServiceError as exc:
-            if exc.reason == ServiceReason.CONFLICT and request.HasField("expected_seq"):
-                raise ServiceError(
-                    grpc.StatusCode.ABORTED, ServiceReason.STALE_SEQ, exc.message
-                ) from None
-            raise
-        out = result[0]
-        if not out.seq:
-            out.seq = table.seq
-        return out
-
-    def _replayed(self, stored: Any, digest: bytes) -> M.ActResponse:
-        if bytes(stored.body_hash) != digest:
-            raise failed(
-                ServiceReason.REQUEST_ID_REUSED, "this request id was used for another action"
-            )
-        response: M.ActResponse = M.ActResponse.FromString(stored.response)
-        return response
-
-    async def ready(self, table_id: str, player: str) -> Table:
-        async def change(table: Table) -> Write | None:
-            seat = self.seat_or_refuse(table, player)
-            if table.state == "closed":
-                raise failed(ServiceReason.TABLE_CLOSED, "the table is closed")
-            w = Write()
-            return w if table_rules.ready(table, seat, w) else None
-
-        return await self.mutate(table_id, change)
-
-    async def leave(self, table_id: str, player: str) -> Table:
-        async def change(table: Table) -> Write | None:
-            seat = self.seat_or_refuse(table, player)
-            w = Write()
-            if table.state == "playing" and table.token is not None:
-                action = engine_pb2.Action(seat=seat, leave=True)
-                try:
-                    await self._apply(table, action, player, common_pb2.CAUSE_PLAYER, w)
-                except Unreachable as exc:
-                    raise engine_down(exc) from None
-                if table.seat_of(player) == seat:  # not an escape the rules recorded
-                    table_rules.remove(table, seat, "left", w, bot_seat(table.bot_level))
-            else:
-                table_rules.remove(table, seat, "left", w, bot_seat(table.bot_level))
-                table_rules.close_if_empty(table, w)
-            return w
-
-        with playing():
-            return await self.mutate(table_id, change)
-
-    async def hint(self, table_id: str, player: str) -> engine_pb2.GetHintResponse:
-        table = await self.load(table_id)
-        seat = self.seat_or_refuse(table, player)
-        if table.state != "playing" or table.token is None:
-            raise failed(ServiceReason.NOT_READY, "no game is running at this table")
-        try:
-            return await self._engine_gate.call(self.engine.hint, self._token(table), seat)
-        except Unreachable as exc:
-            raise engine_down(exc) from None
-
-    async def seat_view(self, table: Table, seat: int) -> engine_pb2.View | None:
-        if table.state != "playing" or table.token is None:
-            return None
-        try:
-            return await self._engine_gate.call(self.engine.seat_view, self._token(table), seat)
-        except Unreachable as exc:
-            raise engine_down(exc) from None
-
-    # ------------------------------------------------------------------ connections
-    async def connected(self, table_id: str, seat: int, player: str) -> str:
-        """A Subscribe stream of ``seat`` opened: its row (live while this instance renews
-        it) makes the seat connected for every instance.  The stream's id."""
-        stream_id = uuid.uuid4().hex
-        opened = asyncio.ensure_future(
-            self.db(self.store.open_stream, stream_id, table_id, seat, player, self.instance,
-                    self.settings.stream_lease_ms)
-        )  # fmt: skip
-
-        async def change(table: Table) -> Write | None:
-            if table.seat_of(player) != seat:
-                return None
-            w = Write()
-            return w if table_rules.connected(table, seat, w) else None
-
-        try:
-            await asyncio.shield(opened)
-            await self.mutate(table_id, change)
-        except BaseException:
-            # No stream after all (the caller went, or the table kept moving): a row left
-            # behind would be renewed for ever and keep the seat connected.
-            self.spawn(self._close_opened(opened, stream_id, table_id, seat))
-            raise
-        return stream_id
-
-    async def _close_opened(
-        self, opened: asyncio.Future[None], stream_id: str, table_id: str, seat: int
-    ) -> None:
-        with contextlib.suppress(Exception):
-            await opened  # the insert may still be running: delete after it
-        await self.db(self.store.close_stream, stream_id, table_id, seat)
-
-    async def disconnected(self, stream_id: str, table_id: str, seat: int, player: str) -> None:
-        if self._stopping:
-            return  # the row lapses: a restarted or other instance takes it from there
-        if await self.db(self.store.close_stream, stream_id, table_id, seat):
-            return  # another stream of the seat is open, here or on another instance
-        with contextlib.suppress(ServiceError):
-            await self._mark_disconnected(table_id, seat, player)
-
-    async def _mark_disconnected(self, table_id: str, seat: int, player: str) -> None:
         async def change(table: Table) -> Write | None:
             if table.seat_of(player) != seat or table.state == table_rules.State.CLOSED:
                 return None

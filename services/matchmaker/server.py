@@ -15,7 +15,7 @@ import argparse
 import functools
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import grpc
@@ -30,8 +30,9 @@ from services.common.settings import ServerSettings, SettingsError, from_args
 from . import metrics as mm_metrics
 from .access import Access
 from .clients import Engine, Replay
-from .runner import Runner, RunnerSettings
+from .runner import Runner
 from .service import MatchmakerServicer, add_to_server
+from .settings import RunnerSettings
 from .store import APPLICATION_NAME, Store
 
 ENGINE_ADDR_ENV = "CARDROOM_ENGINE_ADDR"
@@ -55,6 +56,9 @@ class MatchmakerConfig:
     replay_token: str = ""
     access: Access = field(default_factory=lambda: Access.from_env({}))
     runner: RunnerSettings = field(default_factory=RunnerSettings)
+    #: Called with each runner a worker builds (an in-process server's tests and tools reach
+    #: its runner through it).
+    on_runner: Callable[[Runner], None] | None = field(default=None, compare=False)
 
     @classmethod
     def from_env(cls, args: argparse.Namespace | None = None) -> MatchmakerConfig:
@@ -124,6 +128,8 @@ def build(config: MatchmakerConfig) -> MatchmakerServicer:
         config.runner,
     )
     runner.start()
+    if config.on_runner is not None:
+        config.on_runner(runner)
     return MatchmakerServicer(runner, config.access)
 
 
@@ -146,7 +152,7 @@ def register_with(
 
 
 def _gauges(runner: Runner) -> dict[str, tuple[str, float]]:
-    if runner._stopping:  # a stopped server (tests run several per process) reports nothing
+    if runner.stopping:  # a stopped server (tests run several per process) reports nothing
         metrics.remove_source(runner.instance)
         return {}
     return mm_metrics.gauges(runner.store)

@@ -19,7 +19,7 @@ from services.common import auth, grpc_errors, limits, wire
 from services.common import logging as clog
 from services.common.db import database_unavailable
 from services.common.fields import json_object, room_of, variant_in_room
-from services.common.grpc_errors import ServiceError, failed, invalid, missing
+from services.common.grpc_errors import ServiceError, failed, invalid, missing, not_found
 from services.common.reasons import ServiceReason
 from services.common.server import add_service
 from services.common.wire import engine_pb2, matchmaker_pb2, replay_pb2
@@ -27,7 +27,8 @@ from services.engine import rules
 
 from . import access as acc
 from .bots import DEFAULT_LEVEL, LEVELS
-from .runner import Runner, not_found, room_message
+from .commands import Commands
+from .runner import Runner, room_message
 from .store import EVENTS_PAGE, HeldError, now_ms, ticket_pool_key
 from .table import Table
 
@@ -206,6 +207,7 @@ def config_of(request: M.EnqueueRequest) -> tuple[dict[str, Any], rules.Variant]
 class MatchmakerServicer:
     def __init__(self, runner: Runner, access: acc.Access) -> None:
         self.runner = runner
+        self.commands = Commands(runner)
         self.store = runner.store
         self.access = access
 
@@ -355,7 +357,7 @@ class MatchmakerServicer:
         table, seat, player = await self._seated(request, context)
         after = limits.seq(request.after_seq, "after_seq")
         table_id = table.table_id
-        stream_id = await self.runner.connected(table_id, seat, player)
+        stream_id = await self.commands.connected(table_id, seat, player)
         waker = self.runner.waker
         loop = asyncio.get_running_loop()
         woken = False
@@ -403,7 +405,7 @@ class MatchmakerServicer:
                 if waker.stopped:
                     raise grpc_errors.server_stopping()
         finally:
-            self.runner.spawn(self.runner.disconnected(stream_id, table_id, seat, player))
+            self.runner.spawn(self.commands.disconnected(stream_id, table_id, seat, player))
 
     async def _events_after(
         self, table_id: str, seat: int, after: int
@@ -429,13 +431,13 @@ class MatchmakerServicer:
     @rpc
     async def GetTable(self, request: M.GetTableRequest, context: Any) -> M.TableSnapshot:
         table, seat, _ = await self._seated(request, context)
-        return snapshot(table, seat, await self.runner.seat_view(table, seat))
+        return snapshot(table, seat, await self.commands.seat_view(table, seat))
 
     @rpc
     async def Ready(self, request: M.ReadyRequest, context: Any) -> M.TableSnapshot:
         table_id, player = self._ids(request)
         self.who(context, player)
-        table = await self.runner.ready(table_id, player)
+        table = await self.commands.ready(table_id, player)
         seat = table.seat_of(player)
         return snapshot(table, seat if seat is not None else -1, None)
 
@@ -449,19 +451,19 @@ class MatchmakerServicer:
             limits.request_id(request.request_id)
         if request.HasField("expected_seq"):
             limits.seq(request.expected_seq, "expected_seq")
-        return await self.runner.act(request)
+        return await self.commands.act(request)
 
     @rpc
     async def GetHint(self, request: M.HintRequest, context: Any) -> engine_pb2.GetHintResponse:
         table_id, player = self._ids(request)
         self.who(context, player)
-        return await self.runner.hint(table_id, player)
+        return await self.commands.hint(table_id, player)
 
     @rpc
     async def LeaveTable(self, request: M.LeaveTableRequest, context: Any) -> M.TableSnapshot:
         table_id, player = self._ids(request)
         self.who(context, player)
-        table = await self.runner.leave(table_id, player)
+        table = await self.commands.leave(table_id, player)
         return snapshot(table, -1, None)
 
     # ------------------------------------------------------------------ players, operators

@@ -666,52 +666,65 @@ class Store:
         if conn is None and self.postgres and not w.release and not w.results:
             return self._write_one_statement(table, values, ev_rows, w, now)
         with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
-            matched = conn.execute(_UPDATE, values).rowcount
-            if matched != 1:
-                raise Conflict(table.table_id)
-            if ev_rows:
-                conn.execute(_INSERT_EVENTS, ev_rows)
-            if w.outbox:
-                conn.execute(
-                    _INSERT_OUTBOX,
-                    [
-                        {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
-                         "body": r.SerializeToString(), "created_ms": now,
-                         "next_try_ms": now + w.outbox_delay_ms, "attempts": 0}
-                        for r in w.outbox
-                    ],
-                )  # fmt: skip
-            if w.results:
-                conn.execute(
-                    self._add_results,
-                    [
-                        {"player_id": r.player_id, "family": r.family, "games": 1,
-                         "total": r.score, "last_game_id": r.game_id, "last_score": r.score,
-                         "last_ended_ms": r.ended_ms}
-                        # In one order everywhere, so two endings never wait on each other.
-                        for r in sorted(w.results, key=lambda r: (r.player_id, r.family))
-                    ],
-                )  # fmt: skip
-            if w.release:
-                conn.execute(
-                    delete(holds).where(
-                        holds.c.player_id.in_(w.release), holds.c.table_id == table.table_id
-                    )
-                )
-            if w.request is not None:
-                tid, rid, digest, response = w.request
-                try:
-                    with conn.begin_nested():
-                        conn.execute(
-                            insert(requests).values(
-                                table_id=tid, request_id=rid, body_hash=digest,
-                                response=response.SerializeToString(), created_ms=now,
-                            )
-                        )  # fmt: skip
-                except IntegrityError:
-                    # The same request id won elsewhere meanwhile: this write must not land.
-                    raise Conflict(table.table_id) from None
+            self._write_rows(conn, table, values, ev_rows, w, now)
         return table
+
+    def _write_rows(
+        self,
+        conn: Connection,
+        table: Table,
+        values: dict[str, Any],
+        ev_rows: list[dict[str, Any]],
+        w: Write,
+        now: int,
+    ) -> None:
+        """:meth:`_write`'s statements in the transaction ``conn``: the conditional UPDATE
+        (Conflict when another writer moved the table), then its rows."""
+        matched = conn.execute(_UPDATE, values).rowcount
+        if matched != 1:
+            raise Conflict(table.table_id)
+        if ev_rows:
+            conn.execute(_INSERT_EVENTS, ev_rows)
+        if w.outbox:
+            conn.execute(
+                _INSERT_OUTBOX,
+                [
+                    {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
+                     "body": r.SerializeToString(), "created_ms": now,
+                     "next_try_ms": now + w.outbox_delay_ms, "attempts": 0}
+                    for r in w.outbox
+                ],
+            )  # fmt: skip
+        if w.results:
+            conn.execute(
+                self._add_results,
+                [
+                    {"player_id": r.player_id, "family": r.family, "games": 1,
+                     "total": r.score, "last_game_id": r.game_id, "last_score": r.score,
+                     "last_ended_ms": r.ended_ms}
+                    # In one order everywhere, so two endings never wait on each other.
+                    for r in sorted(w.results, key=lambda r: (r.player_id, r.family))
+                ],
+            )  # fmt: skip
+        if w.release:
+            conn.execute(
+                delete(holds).where(
+                    holds.c.player_id.in_(w.release), holds.c.table_id == table.table_id
+                )
+            )
+        if w.request is not None:
+            tid, rid, digest, response = w.request
+            try:
+                with conn.begin_nested():
+                    conn.execute(
+                        insert(requests).values(
+                            table_id=tid, request_id=rid, body_hash=digest,
+                            response=response.SerializeToString(), created_ms=now,
+                        )
+                    )  # fmt: skip
+            except IntegrityError:
+                # The same request id won elsewhere meanwhile: this write must not land.
+                raise Conflict(table.table_id) from None
 
     def _write_one_statement(
         self,

@@ -210,6 +210,11 @@ class Table:
 FIELDS = tuple(f.name for f in dataclasses.fields(Table))
 
 
+def due_by(table: Table, now: int) -> bool:
+    """Whether something is due at the table by ``now``."""
+    return table.due_ms is not None and table.due_ms <= now
+
+
 # --------------------------------------------------------------------------- effects
 @dataclass(frozen=True)
 class Note:

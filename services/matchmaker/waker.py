@@ -14,6 +14,7 @@ from services.common.notify import Notifier
 from services.common.wire import matchmaker_pb2
 
 from .store import NOTIFY_CHANNEL
+from .table import Table
 
 #: Table seqs the Waker remembers before it forgets them all (bounded memory; a forgotten
 #: one costs one spare wake-up).
@@ -190,3 +191,41 @@ class Waker(Notifier):
         except TimeoutError:
             return False
         return True
+
+
+class KeptTables:
+    """Tables as this instance's advance loops left them (their next step not due yet): that
+    step then starts from the copy instead of a load.  Only a cache: a step's write is
+    conditional on the table's seq, and a copy another writer made stale costs a Conflict and
+    a reload, never a stale write.  ``latest(table_id)``: the newest seq of the table known
+    here (Waker.latest), by which a copy is known to be behind."""
+
+    def __init__(self, latest: Callable[[str], int], limit: int = 10_000) -> None:
+        self._latest = latest
+        self._limit = limit
+        self._tables: dict[str, Table] = {}
+
+    def get(self, table_id: str) -> Table | None:
+        """The kept copy, if any (left where it is)."""
+        return self._tables.get(table_id)
+
+    def keep(self, table: Table | None) -> None:
+        if table is None or table.state == "closed":
+            return
+        if self._latest(table.table_id) > table.seq:
+            return  # this instance wrote the table since: that copy is behind
+        if len(self._tables) > self._limit:
+            self._tables.clear()
+        self._tables[table.table_id] = table
+
+    def take(self, table_id: str) -> Table | None:
+        """The kept copy (no longer kept), unless a newer write is known here (another
+        instance's NOTIFY came since it was kept): that copy would cost an engine call and a
+        lost race."""
+        table = self._tables.pop(table_id, None)
+        if table is not None and self._latest(table_id) > table.seq:
+            return None
+        return table
+
+    def drop(self, table_id: str) -> None:
+        self._tables.pop(table_id, None)

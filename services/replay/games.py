@@ -520,6 +520,12 @@ class ReplayGames:
             self._warm[game_id] = Warm(result.last_seq, result.head_hash, state, tuple(pending))
         return result, "running"
 
+    def forget_warm_states(self) -> None:
+        """Forget every game's warm state: the next append of each re-executes its stored log,
+        as another replay process (which never had it) would."""
+        with self._warm_lock:
+            self._warm.clear()
+
     def _warm_at(self, game_id: str, seq: int) -> Warm | None:
         with self._warm_lock:
             warm = self._warm.get(game_id)

@@ -28,8 +28,9 @@ from services.common.settings import ServerSettings
 from services.engine import rules, tokens
 from services.engine import server as engine_server
 from services.matchmaker.access import Access
-from services.matchmaker.runner import RunnerSettings
+from services.matchmaker.runner import Runner
 from services.matchmaker.server import MatchmakerConfig, make_spec
+from services.matchmaker.settings import RunnerSettings
 from services.replay.access import AccessPolicy
 from services.replay.server import add_to_server
 from services.replay.service import ReplayServicer
@@ -70,6 +71,8 @@ class Cluster:
     replay_port: int = 0
     mm_server: BackgroundServer | None = None
     channels: list[grpc.Channel] = field(default_factory=list)
+    #: The runners of the matchmakers started here (MatchmakerConfig.on_runner), newest last.
+    runners: list[Runner] = field(default_factory=list)
 
     # ------------------------------------------------------------------ servers
     def start_replay(self) -> None:
@@ -94,6 +97,7 @@ class Cluster:
             replay_addr=f"127.0.0.1:{self.replay_port}",
             access=self.access,
             runner=self.runner,
+            on_runner=self.runners.append,
         )
         self.mm_server = BackgroundServer(make_spec(config), settings("matchmaker")).start()
 
@@ -109,6 +113,11 @@ class Cluster:
             self.stop_mm()
         if self.replay_server is not None:
             self.stop_replay()
+
+    def the_runner(self) -> Runner:
+        """The running matchmaker's runner."""
+        assert self.mm_server is not None and self.runners
+        return self.runners[-1]
 
     # ------------------------------------------------------------------ stubs
     def mm(self) -> matchmaker_pb2_grpc.MatchmakerServiceStub:

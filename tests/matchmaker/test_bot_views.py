@@ -27,7 +27,7 @@ def test_every_bot_view_equals_the_engines_full_view(
     checked: list[tuple[str, int]] = []
     wrong: list[tuple[str, int]] = []
     deltas: list[int] = []
-    turn_view = Runner._turn_view
+    turn_view = Runner.turn_view
     view_of = bots.view_of
 
     def counting_view_of(msg: engine_pb2.View, earlier: Any = None) -> rules.SeatView:
@@ -37,14 +37,14 @@ def test_every_bot_view_equals_the_engines_full_view(
 
     async def checking(self: Runner, table: Any, seat: int) -> rules.SeatView:
         view = await turn_view(self, table, seat)
-        full = view_of(await self.engine.seat_view(self._token(table), seat))
+        full = view_of(await self.engine.seat_view(self.token_of(table), seat))
         checked.append((table.game_id, table.engine_seq))
         if view != full:
             wrong.append((table.game_id, table.engine_seq))
         return view
 
     monkeypatch.setattr(bots, "view_of", counting_view_of)
-    monkeypatch.setattr(Runner, "_turn_view", checking)
+    monkeypatch.setattr(Runner, "turn_view", checking)
     stub = cluster.mm()
     ticket = seated(stub, enqueue(stub, "ann", variant, timers=SHORT).ticket_id)
     ids = {"table_id": ticket.table_id, "player_id": "ann"}

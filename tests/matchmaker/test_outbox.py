@@ -22,9 +22,10 @@ from services.common.settings import SettingsError
 from services.common.wire import common_pb2, matchmaker_pb2, replay_pb2
 from services.matchmaker.clients import Engine, Replay
 from services.matchmaker.models import metadata, outbox
-from services.matchmaker.runner import Runner, RunnerSettings
+from services.matchmaker.runner import Runner
 from services.matchmaker.server import OUTBOX_GATHER_ENV, MatchmakerConfig
 from services.matchmaker.service import config_of
+from services.matchmaker.settings import RunnerSettings
 from services.matchmaker.store import Store, Write, now_ms
 
 M = matchmaker_pb2

@@ -87,6 +87,7 @@ def test_a_graceful_stop_ends_open_streams_quietly(cluster: Cluster, tmp_path: P
         time.sleep(2)  # the stream waits for the bots' moves
         server.send_signal(signal.SIGTERM)
         assert server.wait(30) == 0
+        _, err = proc.communicate(timeout=30)  # the client says why its stream ended
     finally:
         for p in (server, proc):
             if p is not None and p.poll() is None:
@@ -96,6 +97,4 @@ def test_a_graceful_stop_ends_open_streams_quietly(cluster: Cluster, tmp_path: P
     assert '"method": "/cardroom.v1.MatchmakerService/Subscribe"' in text
     assert '"code": "UNAVAILABLE"' in text and "SERVER_STOPPING" in text, text[-3000:]
     assert "not handled" not in text and "Traceback" not in text, text[-3000:]
-    assert proc is not None
-    _, err = proc.communicate(timeout=30)
     assert "UNAVAILABLE" in err, err[-2000:]

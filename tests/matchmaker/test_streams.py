@@ -145,13 +145,13 @@ def test_a_write_wakes_its_own_streams_once_and_anothers_write_wakes_them(db_url
             waker.wake_written("t1", 4, 5)
             assert fut.done()
             fut = waker.future("t1")
-            waker._wake("t1:5")  # the echo of that write, as the LISTEN thread gets it
+            waker.notified("t1:5")  # the echo of that write, as the LISTEN thread gets it
             await asyncio.sleep(0.02)
             assert not fut.done()
-            waker._wake("t1:6")  # another instance moved the table on
+            waker.notified("t1:6")  # another instance moved the table on
             assert await waker.wait("t1", 2.0, fut)
             fut = waker.future("t1")
-            waker._wake("t1")
+            waker.notified("t1")
             assert await waker.wait("t1", 2.0, fut)
             assert not await waker.wait("t1", 0.01)
         finally:
@@ -235,7 +235,7 @@ def test_the_notify_of_a_write_still_returning_is_not_a_second_wake_up(db_url: s
         try:
             await settled(waker, db_url)
             fut = waker.future("t1")
-            waker._wake("t1:7")  # the echo, ahead of the write's return
+            waker.notified("t1:7")  # the echo, ahead of the write's return
             await asyncio.sleep(0.03)
             assert not fut.done()
             waker.wake_written("t1", 6, 7, [(None, M.TableEvent(seq=7, type="x"))])
@@ -244,7 +244,7 @@ def test_the_notify_of_a_write_still_returning_is_not_a_second_wake_up(db_url: s
             busy.discard("t1")
             assert not await waker.wait("t1", 0.1, fut)  # the echo woke nobody a second time
             busy.add("t1")
-            waker._wake("t1:9")  # another's write while this process's write lost its race
+            waker.notified("t1:9")  # another's write while this process's write lost its race
             await asyncio.sleep(0.03)
             assert not fut.done()
             busy.discard("t1")  # ... and ended without a write: the NOTIFY wakes them

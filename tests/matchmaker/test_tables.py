@@ -4,7 +4,6 @@ and a replay outage that the outbox rides out."""
 
 from __future__ import annotations
 
-import gc
 import json
 import threading
 import time
@@ -424,17 +423,11 @@ def snap_or_none(stub: Any, table_id: str) -> M.TableSnapshot | None:
         return None  # the snapshot's view needs the engine too
 
 
-def _runner_keeping(table_id: str) -> Runner:
+def _runner_keeping(cluster: Cluster, table_id: str) -> Runner:
     """The in-process matchmaker's runner once its advance loop keeps ``table_id``."""
-
-    def find() -> Runner | None:
-        for obj in gc.get_objects():
-            if isinstance(obj, Runner) and table_id in obj._kept:
-                return obj
-        return None
-
-    found: Runner = wait_for(find)
-    return found
+    runner = cluster.the_runner()
+    wait_for(lambda: runner.kept.get(table_id))
+    return runner
 
 
 def test_an_act_on_a_kept_copy_another_instance_moved_lands_once(cluster: Cluster) -> None:
@@ -448,19 +441,21 @@ def test_an_act_on_a_kept_copy_another_instance_moved_lands_once(cluster: Cluste
     table_id = ticket.table_id
     started(stub, table_id, "alice")
     snap_ = wait_for(lambda: (s := snap(stub, table_id, "alice")) and view_of(s.view).to_move and s)
-    runner = _runner_keeping(table_id)
-    kept = runner._kept[table_id]
+    runner = _runner_keeping(cluster, table_id)
+    kept = runner.kept.get(table_id)
+    assert kept is not None
     assert kept.seq == snap_.seq
     other = Store(make_engine(cluster.db_url))  # another instance: a write of its own
     stored = other.load(table_id)
     assert stored is not None
     moved = other.write(stored, stored.seq, Write()).seq
     other.engine.dispose()
-    assert moved == kept.seq + 1 and runner._kept[table_id] is kept  # the copy is behind
+    assert moved == kept.seq + 1 and runner.kept.get(table_id) is kept  # the copy is behind
     hint = stub.GetHint(M.HintRequest(table_id=table_id, player_id="alice"), timeout=10)
     out = act(stub, table_id, "alice", hint.hint, expected=moved)
     assert out.seq > moved
-    assert table_id not in runner._kept or runner._kept[table_id].seq >= out.seq
+    now_kept = runner.kept.get(table_id)
+    assert now_kept is None or now_kept.seq >= out.seq
     with make_engine(cluster.db_url).connect() as conn:
         bodies = (
             conn.execute(
@@ -518,14 +513,14 @@ def test_another_instances_notify_drops_the_kept_copy_it_made_stale(cluster: Clu
     stub = cluster.mm()
     ticket = _alice_to_move(stub)
     table_id = ticket.table_id
-    runner = _runner_keeping(table_id)
+    runner = _runner_keeping(cluster, table_id)
     other = Store(make_engine(cluster.db_url))  # another instance: a write of its own
     stored = other.load(table_id)
     assert stored is not None
     moved = other.write(stored, stored.seq, Write()).seq
     other.close()
     # Its NOTIFY, as LISTEN hands it over (on SQLite there is none: said here).
-    runner.waker._loop.call_soon_threadsafe(runner.waker._notified, table_id, moved, 0)
+    runner.waker.notified(f"{table_id}:{moved}")
     wait_for(lambda: runner.waker.latest(table_id) >= moved)
     seen = _spy_writes(runner)
     hint = stub.GetHint(M.HintRequest(table_id=table_id, player_id="alice"), timeout=10)
@@ -542,7 +537,7 @@ def test_a_calls_write_holds_the_table_whose_next_step_it_starts(cluster: Cluste
     stub = cluster.mm()
     ticket = _alice_to_move(stub)
     table_id = ticket.table_id
-    runner = next(o for o in gc.get_objects() if isinstance(o, Runner) and table_id in o._locks)
+    runner = cluster.the_runner()
     seen = _spy_writes(runner)
     act(stub, table_id, "alice", engine_pb2.Action(seat=ticket.seats[0], autoplay=True))
     written = seen[0]

@@ -234,7 +234,7 @@ def test_a_reused_request_id_with_another_body_is_refused(replay: Running) -> No
         )
         assert (code, reason) == (grpc.StatusCode.INVALID_ARGUMENT, "REQUEST_ID_REUSED")
     # Also through a cold cache (another replay process answering the retry).
-    replay.servicer.games._warm.clear()
+    replay.servicer.games.forget_warm_states()
     code, reason, _, _ = refused(
         stub.AppendEvents,
         R.AppendEventsRequest(game_id="q", expected_seq=head, events=parts[2], request_id="q/1"),

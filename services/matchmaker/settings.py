@@ -1,0 +1,52 @@
+"""The runner's settings: its loops' pace, leases, retries, thread pools and the people-first
+policy's slots (each with the environment variable that sets it in server.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RunnerSettings:
+    #: How often the loops look for due deadlines, seatable pools and outbox rows (seconds).
+    tick_s: float = 0.05
+    #: A claimed deadline is this instance's for this long (the takeover bound).
+    lease_ms: int = 5000
+    #: A queued ticket lives this long unless watched or polled.
+    ticket_ttl_ms: int = 600_000
+    #: Outbox retry backoff: first delay and cap.
+    backoff_ms: int = 200
+    backoff_cap_ms: int = 30_000
+    #: A game's outbox rows wait this long before they are delivered, so that its next
+    #: actions join them in one append: replay re-executes and commits a few actions a call
+    #: instead of one (a bot table makes several a second; replay's CPU per action fell
+    #: from 0.62 to 0.39 ms in the bench's bot tables).  Replay, and so GetPlayer's totals,
+    #: lag the tables by about this much more; a player's streams and snapshots come from
+    #: the matchmaker's own log and never wait for it.
+    outbox_gather_ms: int = 200
+    #: Tables advanced at once by this instance.
+    concurrency: int = 64
+    poll_interval_s: float = 0.25
+    threads: int = 8
+    #: Database threads for the calls of people (RPCs), beside ``threads`` for the runner's
+    #: own tasks.
+    call_threads: int = 4
+    #: Database threads for the reads of the seat streams (Subscribe), so that a person's
+    #: Act never queues behind hundreds of streams' reads.
+    stream_threads: int = 4
+    #: Steps of the runner's own work (bot moves, timeouts, game starts) in flight at once:
+    #: a person's call, which skips this queue, then waits behind at most these in the
+    #: engine's queue and the database's, however many bot tables run.
+    background_steps: int = 16
+    #: Engine calls of those steps in flight at once while people act.  The engine answers
+    #: in turn on one worker, so a person's call waits behind every call in flight: kept to
+    #: a few, and none start while a person's call is in flight (:class:`EngineGate`).
+    background_engine_calls: int = 4
+    #: People act while one of their engine calls is in flight or ended less than this ago
+    #: (seconds); else the steps' engine calls are not capped below ``background_steps``.
+    people_quiet_s: float = 0.05
+    #: The longest a step's engine call waits for people's calls in flight (seconds).
+    people_first_wait_s: float = 0.03
+    #: An open Subscribe stream's row lives this long unless its instance renews it (every
+    #: third of it): the time a dead instance's seats still look connected.
+    stream_lease_ms: int = 15_000
