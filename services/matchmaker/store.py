@@ -45,6 +45,7 @@ from services.common.db import _sqlite_on_connect, answers
 from services.common.notify import Announcer
 from services.common.wire import TABLE_EVENT_TYPES, matchmaker_pb2, replay_pb2
 
+from . import seating
 from .models import (
     holds,
     outbox,
@@ -444,21 +445,7 @@ class Store:
             rows = conn.execute(query).all()
             if not rows:
                 return formed
-            n = int(rows[0].config["players"])
-            groups: list[list[Any]] = []
-            current: list[Any] = []
-            free = n
-            for r in rows:
-                size = len(r.players)
-                if size > free:
-                    continue
-                current.append(r)
-                free -= size
-                if free == 0:
-                    groups.append(current)
-                    current, free = [], n
-            if current and current[0].fill_ms is not None and current[0].fill_ms <= now:
-                groups.append(current)
+            groups = seating.tables_to_form(rows, int(rows[0].config["players"]), now)
             if not groups:
                 return formed
             table_rows: list[dict[str, Any]] = []
@@ -479,14 +466,8 @@ class Store:
         config = dict(group[0].config)
         n = int(config["players"])
         table_id = uuid.uuid4().hex
-        seats: list[Seat] = []
-        placed: list[tuple[Any, list[int]]] = []
-        for ticket in group:
-            mine = []
-            for p in ticket.players:
-                mine.append(len(seats))
-                seats.append(Seat.human(p))
-            placed.append((ticket, mine))
+        placed = seating.seats_of(group)
+        seats = [Seat.human(p) for ticket in group for p in ticket.players]
         while len(seats) < n:
             seats.append(bot_seat(config["bot_level"]))
         for ticket, mine in placed:
@@ -606,12 +587,8 @@ class Store:
             .limit(max(20, 4 * len(free)))
             .with_for_update()
         ).all()
-        for r in rows:
-            if not free:
-                break
-            if len(r.players) > len(free):
-                continue
-            mine, free = free[: len(r.players)], free[len(r.players) :]
+        chosen = seating.refill(rows, free)
+        for r, mine in chosen:
             conn.execute(
                 update(tickets)
                 .where(tickets.c.ticket_id == r.ticket_id)
@@ -628,8 +605,10 @@ class Store:
                 table.seats[seat] = Seat.human(p)
                 w.note("seated", seat=seat, player_id=p, bot=False)
             self._notify(conn, ticket_pool_key(r.pool))
+        taken = {seat for _, mine in chosen for seat in mine}
         for seat in free:
-            w.note("bot_joined", seat=seat, player_id=table.seats[seat].player_id, bot=True)
+            if seat not in taken:
+                w.note("bot_joined", seat=seat, player_id=table.seats[seat].player_id, bot=True)
         w.refill = []
         if w.close_if_empty:
             close_if_empty(table, w)
