@@ -13,14 +13,23 @@ hands anything else to policies.pure_choose_play.  tests/rules/test_native.py co
 cores.
 """
 
+from cpython cimport array
+from cpython.long cimport PyLong_FromUnsignedLongLong
 from cpython.object cimport PyTypeObject
 from cpython.ref cimport Py_INCREF
 from cpython.tuple cimport PyTuple_New, PyTuple_SET_ITEM
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+import array as _array
 
 from . import patterns as _patterns
 from .cards import CARDS
 from .kinds import Kind, SHAPES, Wings
 from .patterns import Pattern, Play
+
+cdef extern from *:
+    int __builtin_ctzll(unsigned long long x) nogil
 
 cdef extern from "Python.h":
     object PyType_GenericAlloc(PyTypeObject* t, Py_ssize_t n)
@@ -38,6 +47,10 @@ cdef object _PATTERN = Pattern
 cdef object _py_classify = _patterns.classify
 cdef object _beats = _patterns.beats
 cdef object _py_legal = None  # moves.legal_plays (pure), set on first use
+cdef object _py_ids = None  # moves.pure_legal_ids
+cdef object _py_from_id = None  # moves.pure_play_from_id
+cdef array.array _U64 = _array.array("Q")
+ctypedef unsigned long long u64
 cdef object _moves = None
 cdef list _KINDS = list(Kind)
 cdef dict _KIND_CODE = {k: i for i, k in enumerate(_KINDS)}
@@ -118,6 +131,24 @@ cdef class _NT:
     cdef int bomb_min, decks, min_straight
     cdef bint aaa_bomb, jokers, one_deck_rocket
     cdef dict memo  # the classifier's memo (Variant.readings_memo)
+    # move ids (moves.play_id): a card's weight in the id's low and high 64 bits, where the
+    # pattern number goes, and each interned pattern's number
+    cdef int by_rank_idx[20][NR]
+    cdef int bomb_idx[128]
+    cdef int rocket_idx
+    cdef u64 wlo[54]
+    cdef u64 whi[54]
+    cdef int pshift
+    cdef bint narrow      # ids fit 64 bits: legal_ids answers an array('Q')
+    cdef bint ids_in_c    # ids fit 128 bits: this module builds them (else the pure code)
+    cdef tuple patterns
+    cdef int high_idx[20][17][NR]  # per kind code, run length and start: -1 or its number
+    cdef long* porder   # per pattern number: its order and length
+    cdef int* plength
+
+    def __dealloc__(self):
+        free(self.porder)
+        free(self.plength)
 
     def __reduce__(self):
         # Kept on the variant (its __dict__) as a cache: a pickled variant carries none, and
@@ -146,8 +177,24 @@ cdef class _NT:
             self.wing_count[code] = wing_count
             self.lo_len[code] = 0
             self.hi_len[code] = -1
+        index = t.pattern_index
+        for code in range(20):
+            for i in range(NR):
+                self.by_rank_idx[code][i] = -1
+                for k in range(17):
+                    self.high_idx[code][k][i] = -1
+        self.porder = <long*>malloc(max(1, len(t.patterns)) * sizeof(long))
+        self.plength = <int*>malloc(max(1, len(t.patterns)) * sizeof(int))
+        if self.porder == NULL or self.plength == NULL:
+            raise MemoryError()
+        for i, p in enumerate(t.patterns):
+            self.porder[i] = p.order
+            self.plength[i] = p.length
         for kind, table in t.by_rank.items():
             self.by_rank[_KIND_CODE[kind]] = list(table)
+            for i, p in enumerate(table):
+                if p is not None:
+                    self.by_rank_idx[_KIND_CODE[kind]][i] = index[p]
         for kind, runs in t.chains.items():
             code = _KIND_CODE[kind]
             if runs.lengths:
@@ -155,15 +202,18 @@ cdef class _NT:
                 self.hi_len[code] = max(runs.lengths)
             top = max(runs.lengths) if runs.lengths else 0
             high = [[None] * NR for _ in range(top + 1)]
-            for (k, start), body in runs.high.items():
-                high[k][start] = body
+            for (k, start), (ranks, pattern) in runs.high.items():
+                if ranks != tuple(range(start, start + k)) or k > 16:
+                    raise ValueError(f"{kind}: a high-order run that is not start..start+k-1")
+                high[k][start] = (ranks, pattern, index[pattern])
+                self.high_idx[code][k][start] = index[pattern]
             low = [[] for _ in range(top + 1)]
             for k, entries in runs.low.items():
                 for _mask, ranks, pattern in entries:
                     m = 0
                     for r in ranks:
                         m |= 1 << r
-                    low[k].append((m, ranks, pattern))
+                    low[k].append((m, ranks, pattern, index[pattern]))
             self.high[code] = high
             self.low[code] = low
         self.chain_bits = (1 << (len(v.runs) - 1)) - 1
@@ -177,6 +227,7 @@ cdef class _NT:
             self.bomb_rank[i] = r
             self.bomb_size[i] = size
             self.bomb_order[i] = pattern.order
+            self.bomb_idx[i] = index[pattern]
             self.bomb_pattern.append(pattern)
         self.min_bomb = t.min_bomb
         self.rocket = t.rocket
@@ -185,6 +236,15 @@ cdef class _NT:
         self.rc_r = rc[RJ] if rc is not None else 99
         if rc is None:
             self.rocket = None
+        self.rocket_idx = index[t.rocket] if t.rocket is not None else -1
+        self.patterns = t.patterns
+        self.narrow = t.narrow
+        self.pshift = t.pattern_shift
+        self.ids_in_c = t.card_width <= 2 and t.pattern_shift + len(t.patterns).bit_length() <= 128
+        for i in range(54):
+            at = t.card_width * i
+            self.wlo[i] = (1 << at) if at < 64 else 0
+            self.whi[i] = (1 << (at - 64)) if 64 <= at < 128 else 0
         self.bomb_min = v.bomb_min
         self.decks = v.decks
         self.min_straight = v.min_straight
@@ -199,7 +259,7 @@ def _dropped() -> None:
 
 
 cdef _NT _tables(object v):
-    global _moves, _py_legal
+    global _moves, _py_legal, _py_ids, _py_from_id
     cdef dict d = v.__dict__
     found = d.get("_native_tables")
     if found is None:
@@ -207,9 +267,91 @@ cdef _NT _tables(object v):
             from . import moves
             _moves = moves
             _py_legal = moves.pure_legal_plays
+            _py_ids = moves.pure_legal_ids
+            _py_from_id = moves.pure_play_from_id
         found = _NT(v, _moves._tables(v))
         d["_native_tables"] = found
     return <_NT>found
+
+
+cdef class _Sink:
+    """Where the generator puts what it finds: Play objects in a list (legal_plays), or move
+    ids in C arrays, their low and high 64 bits (legal_ids).  One of each is reused call
+    after call (the GIL is held throughout)."""
+
+    cdef bint ids
+    cdef list plays
+    cdef dict seen  # a follow of a card-kicker plane: cards -> where they are in the output
+    cdef u64* lo
+    cdef u64* hi
+    cdef Py_ssize_t n, cap
+
+    def __dealloc__(self):
+        free(self.lo)
+        free(self.hi)
+
+    cdef int push(self, u64 lo, u64 hi) except -1:
+        cdef Py_ssize_t cap
+        cdef u64* grown
+        if self.n == self.cap:
+            cap = 2 * self.cap if self.cap else 256
+            grown = <u64*>realloc(self.lo, cap * sizeof(u64))
+            if grown == NULL:
+                raise MemoryError()
+            self.lo = grown
+            grown = <u64*>realloc(self.hi, cap * sizeof(u64))
+            if grown == NULL:
+                raise MemoryError()
+            self.hi = grown
+            self.cap = cap
+        self.lo[self.n] = lo
+        self.hi[self.n] = hi
+        self.n += 1
+        return 0
+
+
+cdef _Sink _PLAYS_SINK = _Sink()
+cdef _Sink _IDS_SINK = _Sink()
+_IDS_SINK.ids = True
+
+
+cdef inline void _with_pattern(_NT nt, int pidx, u64* lo, u64* hi):
+    cdef u64 p = <u64>pidx
+    if nt.pshift >= 64:
+        hi[0] |= p << (nt.pshift - 64)
+    else:
+        lo[0] |= p << nt.pshift
+        hi[0] |= p >> (64 - nt.pshift)
+
+
+cdef inline int _put(_NT nt, _Sink s, int* ids, int n, int pidx) except -1:
+    """One play: the cards ``ids[:n]`` (sorted) read as the interned pattern number pidx."""
+    cdef u64 lo = 0, hi = 0
+    cdef int i
+    if not s.ids:
+        s.plays.append(_play(_cards_tuple(ids, n), nt.patterns[pidx]))
+        return 0
+    for i in range(n):
+        lo += nt.wlo[ids[i]]
+        hi += nt.whi[ids[i]]
+    _with_pattern(nt, pidx, &lo, &hi)
+    return s.push(lo, hi)
+
+
+cdef object _ids_result(_NT nt, _Sink s):
+    cdef array.array out
+    cdef Py_ssize_t i
+    if nt.narrow:
+        out = array.clone(_U64, s.n, False)
+        if s.n:
+            memcpy(out.data.as_ulonglongs, s.lo, s.n * sizeof(u64))
+        return out
+    t = PyTuple_New(s.n)
+    for i in range(s.n):
+        x = (PyLong_FromUnsignedLongLong(s.hi[i]) << 64) | PyLong_FromUnsignedLongLong(s.lo[i])
+        Py_INCREF(x)
+        PyTuple_SET_ITEM(t, i, x)
+    return t
 
 
 cdef struct Hand:
@@ -219,9 +361,30 @@ cdef struct Hand:
     int by_suit[4]
 
 
-cdef struct Gen:
-    # the play being built: how many cards of each rank it takes
-    int take[NR]
+DEF MAX_BODIES = 256
+DEF MAX_RUN = 16
+
+
+cdef struct Bodies:
+    # the bodies a kind's plays are built on (a rank, or a run of ranks), in the order of
+    # moves._rank_bodies / moves._chain_bodies: their pattern numbers and ranks
+    int n
+    int pidx[MAX_BODIES]
+    int nranks[MAX_BODIES]
+    int ranks[MAX_BODIES][MAX_RUN]
+
+
+cdef inline int _body(Bodies* b, int pidx, int start, int k) except -1:
+    """Add the high-order run start..start+k-1 (k = 1: the rank ``start``)."""
+    cdef int i
+    if b.n == MAX_BODIES:
+        raise OverflowError("too many bodies")
+    b.pidx[b.n] = pidx
+    b.nranks[b.n] = k
+    for i in range(k):
+        b.ranks[b.n][i] = start + i
+    b.n += 1
+    return 0
 
 
 cdef inline object _emit_take(Hand* h, int* take):
@@ -237,11 +400,9 @@ cdef inline object _emit_take(Hand* h, int* take):
 cdef inline bint _load_hand(_NT nt, object cards, Hand* h) except -1:
     """Fill ``h``; False when the pure code must handle ``cards`` (odd values, or cards the
     deck cannot hold: it raises, naming the card)."""
-    cdef int mult[54]
-    cdef int i, c, r, k, u
+    cdef u64 seen1 = 0, seen2 = 0, bit, left
+    cdef int i, c, r, u
     cdef long x
-    for i in range(54):
-        mult[i] = 0
     for obj in cards:
         if not isinstance(obj, int):
             return False
@@ -251,24 +412,32 @@ cdef inline bint _load_hand(_NT nt, object cards, Hand* h) except -1:
             return False
         if x < 0 or x >= 54:
             return False
-        mult[x] += 1
+        bit = (<u64>1) << x
+        if seen1 & bit:
+            if seen2 & bit:
+                return False  # three copies: no deck of this module's holds them
+            seen2 |= bit
+        else:
+            seen1 |= bit
+    if (seen2 and nt.decks < 2) or (not nt.jokers and (seen1 >> 52)):
+        return False
     for i in range(NR):
         h.cnt[i] = 0
     for i in range(4):
         h.by_suit[i] = 0
-    for c in range(54):
-        k = mult[c]
-        if k == 0:
-            continue
-        if k > nt.decks or (c >= 52 and not nt.jokers):
-            return False
+    # card ids ascending: each rank's cards come sorted, both copies of a card together
+    left = seen1
+    while left:
+        c = __builtin_ctzll(left)
         r = RANK[c]
-        while k:
+        h.cid[r][h.cnt[r]] = c
+        h.cnt[r] += 1
+        if (seen2 >> c) & 1:
             h.cid[r][h.cnt[r]] = c
             h.cnt[r] += 1
-            k -= 1
         if r < SUITED:
             h.by_suit[c & 3] |= 1 << r
+        left &= left - 1
     for u in range(9):
         h.have[u] = 0
     for r in range(NR):
@@ -278,33 +447,41 @@ cdef inline bint _load_hand(_NT nt, object cards, Hand* h) except -1:
     return True
 
 
-cdef inline int _ctz(int x):
-    cdef int n = 0
-    while not (x & 1):
-        x >>= 1
-        n += 1
-    return n
+cdef inline int _kind_code(object kind):
+    # Kind hashes in Python (Enum.__hash__): find it by identity instead.
+    cdef int i
+    for i in range(len(_KINDS)):
+        if <object>_KINDS[i] is kind:
+            return i
+    return -1
 
 
-cdef list _chain_bodies(_NT nt, int have, int code, bint has_last, long last_order,
-                        int last_length):
-    cdef list found = []
-    cdef int lo, hi, k, bits, starts, usable, lowest_start, start
+cdef int _chain_bodies(_NT nt, int have, int code, bint has_last, long last_order,
+                       int last_length, Bodies* b) except -1:
+    """moves._chain_bodies into ``b``."""
+    cdef int lo, hi, k, bits, starts, usable, lowest_start, start, pidx, i
+    b.n = 0
     if has_last:
         lo = hi = last_length
     else:
         lo, hi = nt.lo_len[code], nt.hi_len[code]
-    if hi < lo:
-        return found
+    if hi < lo or hi > MAX_RUN:
+        return 0
     cdef list low = nt.low[code]
-    cdef list high = nt.high[code]
-    if hi >= len(high):
-        return found
-    for k in range(lo, hi + 1):
-        for entry in <list>low[k]:
-            m = entry[0]
-            if (m & have) == m and (not has_last or entry[2].order > last_order):
-                found.append((entry[1], entry[2]))
+    if low is not None:
+        for k in range(lo, hi + 1):
+            if k >= len(low):
+                break
+            for entry in <list>low[k]:
+                m = entry[0]
+                if (m & have) == m and (not has_last or nt.porder[<int>entry[3]] > last_order):
+                    if b.n == MAX_BODIES:
+                        raise OverflowError("too many bodies")
+                    b.pidx[b.n] = entry[3]
+                    b.nranks[b.n] = len(<tuple>entry[1])
+                    for i, r in enumerate(<tuple>entry[1]):
+                        b.ranks[b.n][i] = r
+                    b.n += 1
     usable = have & nt.chain_bits
     starts = usable
     for k in range(2, hi + 1):
@@ -318,31 +495,30 @@ cdef list _chain_bodies(_NT nt, int have, int code, bint has_last, long last_ord
             lowest_start = <int>(last_order - k + 2)
             if lowest_start > 0:
                 bits &= ~((1 << lowest_start) - 1)
-        row = <list>high[k]
         while bits:
-            start = _ctz(bits)
-            body = row[start]
-            if body is not None:
-                found.append(body)
+            start = __builtin_ctzll(bits)
+            pidx = nt.high_idx[code][k][start]
+            if pidx >= 0:
+                _body(b, pidx, start, k)
             bits &= bits - 1
-    return found
+    return 0
 
 
-cdef void _bombs(_NT nt, Hand* h, object last, list out) except *:
+cdef void _bombs(_NT nt, Hand* h, object last, _Sink out) except *:
     if nt.min_bomb > 8 or not h.have[nt.min_bomb]:
         return
     cdef long floor = -1
     cdef int i, r, size
-    if last is not None and last.kind is Kind.BOMB:
-        floor = last.order
+    if last is not None and (<tuple>last)[0] is K_BOMB_KIND:
+        floor = (<tuple>last)[5]
     for i in range(nt.nbombs):
         r = nt.bomb_rank[i]
         size = nt.bomb_size[i]
         if h.cnt[r] >= size and nt.bomb_order[i] > floor:
-            out.append(_play(_cards_tuple(h.cid[r], size), nt.bomb_pattern[i]))
+            _put(nt, out, h.cid[r], size, nt.bomb_idx[i])
 
 
-cdef void _rocket(_NT nt, Hand* h, list out) except *:
+cdef void _rocket(_NT nt, Hand* h, _Sink out) except *:
     cdef int buf[8]
     cdef int n = 0, k
     if nt.rocket is None:
@@ -354,28 +530,29 @@ cdef void _rocket(_NT nt, Hand* h, list out) except *:
         for k in range(nt.rc_r):
             buf[n] = h.cid[RJ][k]
             n += 1
-        out.append(_play(_cards_tuple(buf, n), nt.rocket))
+        _put(nt, out, buf, n, nt.rocket_idx)
 
 
-cdef void _straight_flushes(_NT nt, Hand* h, object last, list out) except *:
+cdef void _straight_flushes(_NT nt, Hand* h, object last, _Sink out) except *:
     cdef bint has_last = last is not None
     cdef long order = 0
-    cdef int length = 0, suit, n, i
+    cdef int length = 0, suit, n, i, j
     cdef int buf[16]
+    cdef Bodies b
     if has_last:
-        if last.kind is not Kind.STRAIGHT and last.kind is not Kind.STRAIGHT_FLUSH:
+        kind = (<tuple>last)[0]
+        if kind is not K_STRAIGHT_KIND and kind is not K_SF_KIND:
             return
-        length = last.length
-        order = -(1 << 30) if last.kind is Kind.STRAIGHT else last.order
+        length = (<tuple>last)[2]
+        order = -(1 << 30) if kind is K_STRAIGHT_KIND else (<tuple>last)[5]
     for suit in range(4):
         if h.by_suit[suit]:
-            for ranks, pattern in _chain_bodies(nt, h.by_suit[suit], K_SF, has_last, order,
-                                                length):
-                n = 0
-                for r in ranks:
-                    buf[n] = (<int>r) * 4 + suit
-                    n += 1
-                out.append(_play(_cards_tuple(buf, n), pattern))
+            _chain_bodies(nt, h.by_suit[suit], K_SF, has_last, order, length, &b)
+            for j in range(b.n):
+                n = b.nranks[j]
+                for i in range(n):
+                    buf[i] = b.ranks[j][i] * 4 + suit
+                _put(nt, out, buf, n, b.pidx[j])
 
 
 cdef bint _may_be_one_suit(_NT nt, Hand* h):
@@ -391,12 +568,14 @@ cdef bint _may_be_one_suit(_NT nt, Hand* h):
     return best >= nt.min_straight
 
 
-cdef void _generate(_NT nt, Hand* h, int code, object last, list out) except *:
-    cdef int unit, chain, wings, wing_count, r, n, i, k, lo
+cdef void _generate(_NT nt, Hand* h, int code, object last, _Sink out) except *:
+    cdef int unit, chain, wings, wing_count, r, n, i, j, k, lo, pidx
     cdef int buf[64]
     cdef int take[NR]
     cdef bint check_suits, one
-    cdef list bodies
+    cdef Bodies b
+    cdef long last_order = 0
+    cdef int last_length = 0
     if code == K_BOMB:
         _bombs(nt, h, last, out)
         return
@@ -411,30 +590,38 @@ cdef void _generate(_NT nt, Hand* h, int code, object last, list out) except *:
     wings = nt.wings[code]
     wing_count = nt.wing_count[code]
     cdef bint has_last = last is not None
+    if has_last:
+        last_length = (<tuple>last)[2]
+        last_order = (<tuple>last)[5]
     if chain:
-        if has_last:
-            bodies = _chain_bodies(nt, h.have[unit], code, True, last.order, last.length)
-        else:
-            bodies = _chain_bodies(nt, h.have[unit], code, False, 0, 0)
-        if not bodies:
+        _chain_bodies(nt, h.have[unit], code, has_last, last_order, last_length, &b)
+        if not b.n:
             return
-    if wings == W_NONE and not chain:
-        table = <list>nt.by_rank[code]
-        lo = 0 if not has_last else <int>(last.order + 1)
+    else:
+        lo = 0 if not has_last else <int>(last_order + 1)
         if lo < 0:
             lo = 0
+        if wings == W_NONE:
+            for r in range(lo, NR):
+                if h.cnt[r] >= unit:
+                    pidx = nt.by_rank_idx[code][r]
+                    if pidx >= 0:
+                        _put(nt, out, h.cid[r], unit, pidx)
+            return
+        b.n = 0
         for r in range(lo, NR):
             if h.cnt[r] >= unit:
-                p = table[r]
-                if p is not None:
-                    out.append(_play(_cards_tuple(h.cid[r], unit), p))
-        return
+                pidx = nt.by_rank_idx[code][r]
+                if pidx >= 0:
+                    _body(&b, pidx, r, 1)
+        if not b.n:
+            return
     if wings == W_NONE:
         check_suits = code == K_STRAIGHT and nt.flushes and _may_be_one_suit(nt, h)
-        for ranks, pattern in bodies:
+        for j in range(b.n):
             n = 0
-            for rr in ranks:
-                r = rr
+            for i in range(b.nranks[j]):
+                r = b.ranks[j][i]
                 for k in range(unit):
                     buf[n] = h.cid[r][k]
                     n += 1
@@ -444,47 +631,34 @@ cdef void _generate(_NT nt, Hand* h, int code, object last, list out) except *:
                     if (buf[i] & 3) != (buf[0] & 3):
                         one = False
                         break
-                if one and not _plain_straight(h, buf, n, ranks):
+                if one and not _plain_straight(h, buf, n, b.ranks[j]):
                     continue
-            out.append(_play(_cards_tuple(buf, n), pattern))
+            _put(nt, out, buf, n, b.pidx[j])
         return
-    if not chain:
-        table = <list>nt.by_rank[code]
-        lo = 0 if not has_last else <int>(last.order + 1)
-        if lo < 0:
-            lo = 0
-        bodies = []
-        for r in range(lo, NR):
-            if h.cnt[r] >= unit:
-                p = table[r]
-                if p is not None:
-                    bodies.append(((r,), p))
-        if not bodies:
-            return
     cdef bint dedup = chain and wings == W_CARDS and has_last
-    cdef dict seen = {} if dedup else None
+    out.seen = {} if dedup else None
     for r in range(NR):
         take[r] = 0
-    for ranks, pattern in bodies:
-        for rr in ranks:
-            take[<int>rr] = unit
-        n = (<int>pattern.length) * wing_count
+    for j in range(b.n):
+        for i in range(b.nranks[j]):
+            take[b.ranks[j][i]] = unit
+        n = nt.plength[b.pidx[j]] * wing_count
         if wings == W_PAIRS:
-            _pair_wings(nt, h, take, n, pattern, out, seen)
+            _pair_wings(nt, h, take, n, b.pidx[j], out)
         else:
-            _card_wings(nt, h, take, n, pattern, out, seen)
-        for rr in ranks:
-            take[<int>rr] = 0
+            _card_wings(nt, h, take, n, b.pidx[j], out)
+        for i in range(b.nranks[j]):
+            take[b.ranks[j][i]] = 0
+    out.seen = None
 
 
-cdef bint _plain_straight(Hand* h, int* buf, int n, object ranks):
+cdef bint _plain_straight(Hand* h, int* buf, int n, int* ranks):
     """Rewrite buf (one card per rank, all one suit) as a straight that is not a straight
     flush; False when every choice is one suit."""
     cdef int suit = buf[0] & 3
     cdef int i, k, r, c
-    cdef list rs = list(ranks)
     for i in range(n - 1, -1, -1):
-        r = rs[i]
+        r = ranks[i]
         for k in range(h.cnt[r]):
             c = h.cid[r][k]
             if (c & 3) != suit:
@@ -493,21 +667,51 @@ cdef bint _plain_straight(Hand* h, int* buf, int n, object ranks):
     return False
 
 
-cdef inline void _add(Hand* h, int* take, object pattern, list out, dict seen) except *:
-    cards = _emit_take(h, take)
-    if seen is None:
-        out.append(_play(cards, pattern))
+cdef inline void _add(_NT nt, Hand* h, int* take, int pidx, _Sink out) except *:
+    """One play: take[r] cards of each rank r, the lowest the hand holds (out.seen: keep one
+    play per set of cards, the reading of highest order)."""
+    cdef dict seen = out.seen
+    cdef u64 lo = 0, hi = 0
+    cdef int r, k, c
+    cdef Py_ssize_t at
+    if not out.ids:
+        cards = _emit_take(h, take)
+        if seen is None:
+            out.plays.append(_play(cards, nt.patterns[pidx]))
+            return
+        found = seen.get(cards)
+        if found is None:
+            seen[cards] = (len(out.plays), pidx)
+            out.plays.append(_play(cards, nt.patterns[pidx]))
+        elif nt.porder[pidx] > nt.porder[<int>found[1]]:
+            at = found[0]
+            seen[cards] = (at, pidx)
+            out.plays[at] = _play(cards, nt.patterns[pidx])
         return
-    at = seen.get(cards)
-    if at is None:
-        seen[cards] = len(out)
-        out.append(_play(cards, pattern))
-    elif pattern.order > out[<Py_ssize_t>at][1].order:
-        out[<Py_ssize_t>at] = _play(cards, pattern)
+    for r in range(NR):
+        for k in range(take[r]):
+            c = h.cid[r][k]
+            lo += nt.wlo[c]
+            hi += nt.whi[c]
+    if seen is None:
+        _with_pattern(nt, pidx, &lo, &hi)
+        out.push(lo, hi)
+        return
+    key = (lo, hi)
+    found = seen.get(key)
+    if found is None:
+        seen[key] = (out.n, pidx)
+        _with_pattern(nt, pidx, &lo, &hi)
+        out.push(lo, hi)
+    elif nt.porder[pidx] > nt.porder[<int>found[1]]:
+        at = found[0]
+        seen[key] = (at, pidx)
+        _with_pattern(nt, pidx, &lo, &hi)
+        out.lo[at] = lo
+        out.hi[at] = hi
 
 
-cdef void _pair_wings(_NT nt, Hand* h, int* take, int n, object pattern, list out,
-                      dict seen) except *:
+cdef void _pair_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) except *:
     cdef int options[NR]
     cdef int idx[NR]
     cdef int m = 0, r, i, j
@@ -517,7 +721,7 @@ cdef void _pair_wings(_NT nt, Hand* h, int* take, int n, object pattern, list ou
             m += 1
     if n > m or n <= 0:
         if n == 0:
-            _add(h, take, pattern, out, seen)
+            _add(nt, h, take, pidx, out)
         return
     # combinations(options, n) in lexicographic order
     for i in range(n):
@@ -526,7 +730,7 @@ cdef void _pair_wings(_NT nt, Hand* h, int* take, int n, object pattern, list ou
         if not (options[idx[n - 1]] == RJ and _has_bj(options, idx, n)):
             for i in range(n):
                 take[options[idx[i]]] = 2
-            _add(h, take, pattern, out, seen)
+            _add(nt, h, take, pidx, out)
             for i in range(n):
                 take[options[idx[i]]] = 0
         i = n - 1
@@ -547,8 +751,7 @@ cdef inline bint _has_bj(int* options, int* idx, int n):
     return False
 
 
-cdef void _card_wings(_NT nt, Hand* h, int* take, int n, object pattern, list out,
-                      dict seen) except *:
+cdef void _card_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) except *:
     cdef int cr[NR]
     cdef int cc[NR]
     cdef int m = 0, r, c, cap, cap_all = nt.bomb_min - 1, i, j
@@ -564,14 +767,14 @@ cdef void _card_wings(_NT nt, Hand* h, int* take, int n, object pattern, list ou
     if n == 1:
         for i in range(m):
             take[cr[i]] = 1
-            _add(h, take, pattern, out, seen)
+            _add(nt, h, take, pidx, out)
             take[cr[i]] = 0
         return
     if n == 2:
         for i in range(m):
             if cc[i] >= 2:
                 take[cr[i]] = 2
-                _add(h, take, pattern, out, seen)
+                _add(nt, h, take, pidx, out)
                 take[cr[i]] = 0
         for i in range(m):
             take[cr[i]] = 1
@@ -579,25 +782,24 @@ cdef void _card_wings(_NT nt, Hand* h, int* take, int n, object pattern, list ou
                 if cr[j] == RJ and cr[i] == BJ and nt.one_deck_rocket:
                     continue
                 take[cr[j]] = 1
-                _add(h, take, pattern, out, seen)
+                _add(nt, h, take, pidx, out)
                 take[cr[j]] = 0
             take[cr[i]] = 0
         return
     cdef int chosen_r[NR]
     cdef int chosen_t[NR]
-    _rec(nt, h, take, cr, cc, m, 0, n, chosen_r, chosen_t, 0, pattern, out, seen)
+    _rec(nt, h, take, cr, cc, m, 0, n, chosen_r, chosen_t, 0, pidx, out)
 
 
 cdef void _rec(_NT nt, Hand* h, int* take, int* cr, int* cc, int m, int i, int left,
-               int* chosen_r, int* chosen_t, int nchosen, object pattern, list out,
-               dict seen) except *:
+               int* chosen_r, int* chosen_t, int nchosen, int pidx, _Sink out) except *:
     cdef int j, t, top
     if left == 0:
         if (nt.jokers and nchosen >= 2 and chosen_r[nchosen - 1] == RJ
                 and chosen_r[nchosen - 2] == BJ and chosen_t[nchosen - 2] == nt.decks
                 and chosen_t[nchosen - 1] == nt.decks):
             return
-        _add(h, take, pattern, out, seen)
+        _add(nt, h, take, pidx, out)
         return
     for j in range(i, m):
         top = cc[j] if cc[j] < left else left
@@ -606,41 +808,101 @@ cdef void _rec(_NT nt, Hand* h, int* take, int* cr, int* cc, int m, int i, int l
             chosen_t[nchosen] = t
             take[cr[j]] = t
             _rec(nt, h, take, cr, cc, m, j + 1, left - t, chosen_r, chosen_t, nchosen + 1,
-                 pattern, out, seen)
+                 pidx, out)
             take[cr[j]] = 0
+
+
+cdef inline object _last_pattern(v, last):
+    if last is None:
+        return None
+    if type(last) is _PLAY or isinstance(last, Play):
+        return last[1]
+    if type(last) is _PATTERN or isinstance(last, Pattern):
+        return last
+    return classify(v, last) if last else None
+
+
+cdef int _run(_NT nt, Hand* h, object last_pattern, _Sink out) except -1:
+    """Put every play of the hand that beats ``last_pattern`` into ``out``; 1 when the pure
+    code must answer instead (a play to beat of a kind this game lacks)."""
+    cdef int i, code
+    if last_pattern is None:
+        for i in range(nt.nkinds):
+            _generate(nt, h, nt.kinds[i], None, out)
+        return 0
+    kind = (<tuple>last_pattern)[0]
+    if kind is K_ROCKET_KIND:
+        return 0
+    if kind is not K_BOMB_KIND:
+        code = _kind_code(kind)
+        if code < 0 or not nt.allowed[code]:
+            return 1
+        _generate(nt, h, code, last_pattern, out)
+        if kind is K_STRAIGHT_KIND and nt.has_sf:
+            _straight_flushes(nt, h, last_pattern, out)
+    _bombs(nt, h, last_pattern, out)
+    _rocket(nt, h, out)
+    return 0
 
 
 def legal_plays(v, hand, last=()):
     """moves.legal_plays, compiled (same arguments, same result)."""
     cdef _NT nt = _tables(v)
     cdef Hand h
-    if type(last) is _PLAY or isinstance(last, Play):
-        last_pattern = last[1]
-    elif type(last) is _PATTERN or isinstance(last, Pattern):
-        last_pattern = last
-    else:
-        last_pattern = classify(v, last) if last else None
+    cdef _Sink out = _PLAYS_SINK
+    last_pattern = _last_pattern(v, last)
     if not _load_hand(nt, hand, &h):
         return _py_legal(v, hand, last_pattern if last_pattern is not None else ())
-    cdef list out = []
-    cdef int i, code
-    if last_pattern is None:
-        for i in range(nt.nkinds):
-            _generate(nt, &h, nt.kinds[i], None, out)
-        return tuple(out)
-    kind = last_pattern.kind
-    if kind is Kind.ROCKET:
-        return ()
-    if kind is not Kind.BOMB:
-        code = _KIND_CODE[kind]
-        if not nt.allowed[code]:
-            return _py_legal(v, hand, last_pattern)  # a kind this game lacks: as the pure code
-        _generate(nt, &h, code, last_pattern, out)
-        if kind is Kind.STRAIGHT and nt.has_sf:
-            _straight_flushes(nt, &h, last_pattern, out)
-    _bombs(nt, &h, last_pattern, out)
-    _rocket(nt, &h, out)
-    return tuple(out)
+    out.plays = []
+    out.seen = None
+    if _run(nt, &h, last_pattern, out):
+        return _py_legal(v, hand, last_pattern)
+    plays = out.plays
+    out.plays = None
+    return tuple(plays)
+
+
+def legal_ids(v, hand, last=None):
+    """moves.legal_ids, compiled: the plays' ids written from C, no Play made."""
+    cdef _NT nt = _tables(v)
+    cdef Hand h
+    cdef _Sink out = _IDS_SINK
+    last_pattern = _last_pattern(v, last)
+    if not nt.ids_in_c or not _load_hand(nt, hand, &h):
+        return _py_ids(v, hand, last_pattern)
+    out.n = 0
+    out.seen = None
+    if _run(nt, &h, last_pattern, out):
+        return _py_ids(v, hand, last_pattern)
+    return _ids_result(nt, out)
+
+
+def play_from_id(v, move_id):
+    """moves.play_from_id, compiled for ids that fit 64 bits (anything else, and every id
+    it refuses, goes to the pure function)."""
+    cdef _NT nt = _tables(v)
+    cdef u64 x, fields
+    cdef int ids[64]
+    cdef int n = 0, c
+    cdef Py_ssize_t index
+    if not nt.narrow or type(move_id) is not int or move_id < 0 or move_id >= 2 ** 64:
+        return _py_from_id(v, move_id)
+    x = move_id
+    index = <Py_ssize_t>(x >> nt.pshift)
+    if index >= len(nt.patterns):
+        return _py_from_id(v, move_id)  # raises
+    pattern = nt.patterns[index]
+    fields = x & (((<u64>1) << nt.pshift) - 1)
+    while fields:
+        c = __builtin_ctzll(fields)
+        if n == 64 or (c >= 52 and not nt.jokers):
+            return _py_from_id(v, move_id)  # raises
+        ids[n] = c
+        n += 1
+        fields &= fields - 1
+    if n != pattern.size:
+        return _py_from_id(v, move_id)  # raises
+    return _play(_cards_tuple(ids, n), pattern)
 
 
 def count_plays(v, hand, last=()):
@@ -809,7 +1071,8 @@ def choose_play(v, hand, last, *, no_bombs=False, must_hold=None):
         if h.cnt[r] >= nt.bomb_size[i] and nt.bomb_order[i] > floor:
             return _play(_cards_tuple(h.cid[r], nt.bomb_size[i]), nt.bomb_pattern[i])
     if nt.rocket is not None and rocket:
-        out = []
-        _rocket(nt, &h, out)
-        return out[0]
+        sink = _Sink()
+        sink.plays = []
+        _rocket(nt, &h, sink)
+        return sink.plays[0]
     return None
