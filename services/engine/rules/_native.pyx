@@ -883,8 +883,10 @@ def play_from_id(v, move_id):
     cdef _NT nt = _tables(v)
     cdef u64 x, fields
     cdef int ids[64]
-    cdef int n = 0, c
+    cdef int n = 0, c, i
     cdef Py_ssize_t index
+    cdef unsigned long long key = 0
+    cdef bint one_suit = True
     if not nt.narrow or type(move_id) is not int or move_id < 0 or move_id >= 2 ** 64:
         return _py_from_id(v, move_id)
     x = move_id
@@ -901,6 +903,19 @@ def play_from_id(v, move_id):
         n += 1
         fields &= fields - 1
     if n != pattern.size:
+        return _py_from_id(v, move_id)  # raises
+    # The cards must read as the pattern (patterns.readings, from the classifier's memo).
+    for i in range(n):
+        key += NIBBLE[ids[i]]
+        one_suit = one_suit and (ids[i] & 3) == (ids[0] & 3)
+    entry = nt.memo.get(key)
+    if entry is None:
+        return _py_from_id(v, move_id)  # fills the memo (or raises)
+    flush = (<tuple>entry)[2]
+    if flush is not None and one_suit:
+        if pattern != flush:
+            return _py_from_id(v, move_id)  # raises
+    elif pattern not in <tuple>(<tuple>entry)[0]:
         return _py_from_id(v, move_id)  # raises
     return _play(_cards_tuple(ids, n), pattern)
 

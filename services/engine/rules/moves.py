@@ -41,6 +41,7 @@ from .patterns import (
     fits_deck,
     native_core,
     pure_classify,
+    readings,
     rocket_pattern,
 )
 from .variants import MAX_SHARED_TABLES, Variant
@@ -506,7 +507,7 @@ def legal_ids(
 def play_from_id(v: Variant, move_id: int) -> Play:
     """The :class:`Play` a move id of :func:`legal_ids` stands for (equal to the one
     :func:`legal_plays` lists).  Raises :class:`RulesError` for an int that is no move id
-    of the variant."""
+    of the variant: cards the deck lacks, or that do not read as the id's pattern."""
     t = _tables(v)
     if move_id < 0:
         raise RulesError(f"{move_id} is not a move id")
@@ -525,7 +526,7 @@ def play_from_id(v: Variant, move_id: int) -> Play:
             cards += [CARDS[c]] * copies
         fields >>= width
         c += 1
-    if len(cards) != pattern.size or not fits_deck(v, cards):
+    if len(cards) != pattern.size or not fits_deck(v, cards) or pattern not in readings(v, cards):
         raise RulesError(f"{move_id} is not a move id of {v.name}")
     return _tuple_new(Play, (tuple(cards), pattern))
 
