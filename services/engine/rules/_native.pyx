@@ -258,7 +258,20 @@ def _dropped() -> None:
     return None
 
 
-cdef _NT _tables(object v):
+cdef object _last_variant = None  # the variant of the last call, and its tables: most calls
+cdef _NT _last_tables = None     # in a row are for one variant (held, so never recycled)
+
+
+cdef inline _NT _tables(object v):
+    global _last_variant, _last_tables
+    if v is _last_variant:
+        return _last_tables
+    found = _tables_of(v)
+    _last_variant, _last_tables = v, found
+    return found
+
+
+cdef _NT _tables_of(object v):
     global _moves, _py_legal, _py_ids, _py_from_id
     cdef dict d = v.__dict__
     found = d.get("_native_tables")
@@ -359,6 +372,8 @@ cdef struct Hand:
     int cid[NR][8]
     int have[9]   # have[u]: bit r set when the hand holds rank r at least u times
     int by_suit[4]
+    u64 lo[NR][9]  # lo[r][k], hi[r][k]: the move-id weight of rank r's lowest k cards
+    u64 hi[NR][9]
 
 
 DEF MAX_BODIES = 256
@@ -423,27 +438,32 @@ cdef inline bint _load_hand(_NT nt, object cards, Hand* h) except -1:
         return False
     for i in range(NR):
         h.cnt[i] = 0
+        h.lo[i][0] = h.hi[i][0] = 0
     for i in range(4):
         h.by_suit[i] = 0
+    for u in range(9):
+        h.have[u] = 0
+    h.have[0] = (1 << NR) - 1
     # card ids ascending: each rank's cards come sorted, both copies of a card together
     left = seen1
     while left:
         c = __builtin_ctzll(left)
         r = RANK[c]
-        h.cid[r][h.cnt[r]] = c
-        h.cnt[r] += 1
+        u = h.cnt[r]
+        h.cid[r][u] = c
+        h.have[u + 1] |= 1 << r
+        h.lo[r][u + 1] = h.lo[r][u] + nt.wlo[c]
+        h.hi[r][u + 1] = h.hi[r][u] + nt.whi[c]
         if (seen2 >> c) & 1:
-            h.cid[r][h.cnt[r]] = c
-            h.cnt[r] += 1
+            h.cid[r][u + 1] = c
+            h.have[u + 2] |= 1 << r
+            h.lo[r][u + 2] = h.lo[r][u + 1] + nt.wlo[c]
+            h.hi[r][u + 2] = h.hi[r][u + 1] + nt.whi[c]
+            u += 1
+        h.cnt[r] = u + 1
         if r < SUITED:
             h.by_suit[c & 3] |= 1 << r
         left &= left - 1
-    for u in range(9):
-        h.have[u] = 0
-    for r in range(NR):
-        for u in range(1, h.cnt[r] + 1):
-            h.have[u] |= 1 << r
-    h.have[0] = (1 << NR) - 1
     return True
 
 
@@ -504,9 +524,9 @@ cdef int _chain_bodies(_NT nt, int have, int code, bint has_last, long last_orde
     return 0
 
 
-cdef void _bombs(_NT nt, Hand* h, object last, _Sink out) except *:
+cdef int _bombs(_NT nt, Hand* h, object last, _Sink out) except -1:
     if nt.min_bomb > 8 or not h.have[nt.min_bomb]:
-        return
+        return 0
     cdef long floor = -1
     cdef int i, r, size
     if last is not None and (<tuple>last)[0] is K_BOMB_KIND:
@@ -518,11 +538,11 @@ cdef void _bombs(_NT nt, Hand* h, object last, _Sink out) except *:
             _put(nt, out, h.cid[r], size, nt.bomb_idx[i])
 
 
-cdef void _rocket(_NT nt, Hand* h, _Sink out) except *:
+cdef int _rocket(_NT nt, Hand* h, _Sink out) except -1:
     cdef int buf[8]
     cdef int n = 0, k
     if nt.rocket is None:
-        return
+        return 0
     if h.cnt[BJ] >= nt.rc_b and h.cnt[RJ] >= nt.rc_r:
         for k in range(nt.rc_b):
             buf[n] = h.cid[BJ][k]
@@ -533,7 +553,7 @@ cdef void _rocket(_NT nt, Hand* h, _Sink out) except *:
         _put(nt, out, buf, n, nt.rocket_idx)
 
 
-cdef void _straight_flushes(_NT nt, Hand* h, object last, _Sink out) except *:
+cdef int _straight_flushes(_NT nt, Hand* h, object last, _Sink out) except -1:
     cdef bint has_last = last is not None
     cdef long order = 0
     cdef int length = 0, suit, n, i, j
@@ -542,7 +562,7 @@ cdef void _straight_flushes(_NT nt, Hand* h, object last, _Sink out) except *:
     if has_last:
         kind = (<tuple>last)[0]
         if kind is not K_STRAIGHT_KIND and kind is not K_SF_KIND:
-            return
+            return 0
         length = (<tuple>last)[2]
         order = -(1 << 30) if kind is K_STRAIGHT_KIND else (<tuple>last)[5]
     for suit in range(4):
@@ -553,6 +573,7 @@ cdef void _straight_flushes(_NT nt, Hand* h, object last, _Sink out) except *:
                 for i in range(n):
                     buf[i] = b.ranks[j][i] * 4 + suit
                 _put(nt, out, buf, n, b.pidx[j])
+    return 0
 
 
 cdef bint _may_be_one_suit(_NT nt, Hand* h):
@@ -568,7 +589,7 @@ cdef bint _may_be_one_suit(_NT nt, Hand* h):
     return best >= nt.min_straight
 
 
-cdef void _generate(_NT nt, Hand* h, int code, object last, _Sink out) except *:
+cdef int _generate(_NT nt, Hand* h, int code, object last, _Sink out) except -1:
     cdef int unit, chain, wings, wing_count, r, n, i, j, k, lo, pidx
     cdef int buf[64]
     cdef int take[NR]
@@ -578,13 +599,13 @@ cdef void _generate(_NT nt, Hand* h, int code, object last, _Sink out) except *:
     cdef int last_length = 0
     if code == K_BOMB:
         _bombs(nt, h, last, out)
-        return
+        return 0
     if code == K_ROCKET:
         _rocket(nt, h, out)
-        return
+        return 0
     if code == K_SF:
         _straight_flushes(nt, h, last, out)
-        return
+        return 0
     unit = nt.unit[code]
     chain = nt.chain[code]
     wings = nt.wings[code]
@@ -596,7 +617,7 @@ cdef void _generate(_NT nt, Hand* h, int code, object last, _Sink out) except *:
     if chain:
         _chain_bodies(nt, h.have[unit], code, has_last, last_order, last_length, &b)
         if not b.n:
-            return
+            return 0
     else:
         lo = 0 if not has_last else <int>(last_order + 1)
         if lo < 0:
@@ -607,7 +628,7 @@ cdef void _generate(_NT nt, Hand* h, int code, object last, _Sink out) except *:
                     pidx = nt.by_rank_idx[code][r]
                     if pidx >= 0:
                         _put(nt, out, h.cid[r], unit, pidx)
-            return
+            return 0
         b.n = 0
         for r in range(lo, NR):
             if h.cnt[r] >= unit:
@@ -615,7 +636,7 @@ cdef void _generate(_NT nt, Hand* h, int code, object last, _Sink out) except *:
                 if pidx >= 0:
                     _body(&b, pidx, r, 1)
         if not b.n:
-            return
+            return 0
     if wings == W_NONE:
         check_suits = code == K_STRAIGHT and nt.flushes and _may_be_one_suit(nt, h)
         for j in range(b.n):
@@ -634,7 +655,7 @@ cdef void _generate(_NT nt, Hand* h, int code, object last, _Sink out) except *:
                 if one and not _plain_straight(h, buf, n, b.ranks[j]):
                     continue
             _put(nt, out, buf, n, b.pidx[j])
-        return
+        return 0
     cdef bint dedup = chain and wings == W_CARDS and has_last
     out.seen = {} if dedup else None
     for r in range(NR):
@@ -650,6 +671,7 @@ cdef void _generate(_NT nt, Hand* h, int code, object last, _Sink out) except *:
         for i in range(b.nranks[j]):
             take[b.ranks[j][i]] = 0
     out.seen = None
+    return 0
 
 
 cdef bint _plain_straight(Hand* h, int* buf, int n, int* ranks):
@@ -667,7 +689,7 @@ cdef bint _plain_straight(Hand* h, int* buf, int n, int* ranks):
     return False
 
 
-cdef inline void _add(_NT nt, Hand* h, int* take, int pidx, _Sink out) except *:
+cdef inline int _add(_NT nt, Hand* h, int* take, int pidx, _Sink out) except -1:
     """One play: take[r] cards of each rank r, the lowest the hand holds (out.seen: keep one
     play per set of cards, the reading of highest order)."""
     cdef dict seen = out.seen
@@ -678,7 +700,7 @@ cdef inline void _add(_NT nt, Hand* h, int* take, int pidx, _Sink out) except *:
         cards = _emit_take(h, take)
         if seen is None:
             out.plays.append(_play(cards, nt.patterns[pidx]))
-            return
+            return 0
         found = seen.get(cards)
         if found is None:
             seen[cards] = (len(out.plays), pidx)
@@ -687,16 +709,14 @@ cdef inline void _add(_NT nt, Hand* h, int* take, int pidx, _Sink out) except *:
             at = found[0]
             seen[cards] = (at, pidx)
             out.plays[at] = _play(cards, nt.patterns[pidx])
-        return
+        return 0
     for r in range(NR):
-        for k in range(take[r]):
-            c = h.cid[r][k]
-            lo += nt.wlo[c]
-            hi += nt.whi[c]
+        lo += h.lo[r][take[r]]
+        hi += h.hi[r][take[r]]
     if seen is None:
         _with_pattern(nt, pidx, &lo, &hi)
         out.push(lo, hi)
-        return
+        return 0
     key = (lo, hi)
     found = seen.get(key)
     if found is None:
@@ -711,7 +731,7 @@ cdef inline void _add(_NT nt, Hand* h, int* take, int pidx, _Sink out) except *:
         out.hi[at] = hi
 
 
-cdef void _pair_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) except *:
+cdef int _pair_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) except -1:
     cdef int options[NR]
     cdef int idx[NR]
     cdef int m = 0, r, i, j
@@ -722,7 +742,7 @@ cdef void _pair_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) ex
     if n > m or n <= 0:
         if n == 0:
             _add(nt, h, take, pidx, out)
-        return
+        return 0
     # combinations(options, n) in lexicographic order
     for i in range(n):
         idx[i] = i
@@ -737,10 +757,11 @@ cdef void _pair_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) ex
         while i >= 0 and idx[i] == i + m - n:
             i -= 1
         if i < 0:
-            return
+            return 0
         idx[i] += 1
         for j in range(i + 1, n):
             idx[j] = idx[j - 1] + 1
+    return 0
 
 
 cdef inline bint _has_bj(int* options, int* idx, int n):
@@ -751,7 +772,7 @@ cdef inline bint _has_bj(int* options, int* idx, int n):
     return False
 
 
-cdef void _card_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) except *:
+cdef int _card_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) except -1:
     cdef int cr[NR]
     cdef int cc[NR]
     cdef int m = 0, r, c, cap, cap_all = nt.bomb_min - 1, i, j
@@ -769,7 +790,7 @@ cdef void _card_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) ex
             take[cr[i]] = 1
             _add(nt, h, take, pidx, out)
             take[cr[i]] = 0
-        return
+        return 0
     if n == 2:
         for i in range(m):
             if cc[i] >= 2:
@@ -785,22 +806,22 @@ cdef void _card_wings(_NT nt, Hand* h, int* take, int n, int pidx, _Sink out) ex
                 _add(nt, h, take, pidx, out)
                 take[cr[j]] = 0
             take[cr[i]] = 0
-        return
+        return 0
     cdef int chosen_r[NR]
     cdef int chosen_t[NR]
     _rec(nt, h, take, cr, cc, m, 0, n, chosen_r, chosen_t, 0, pidx, out)
 
 
-cdef void _rec(_NT nt, Hand* h, int* take, int* cr, int* cc, int m, int i, int left,
-               int* chosen_r, int* chosen_t, int nchosen, int pidx, _Sink out) except *:
+cdef int _rec(_NT nt, Hand* h, int* take, int* cr, int* cc, int m, int i, int left,
+               int* chosen_r, int* chosen_t, int nchosen, int pidx, _Sink out) except -1:
     cdef int j, t, top
     if left == 0:
         if (nt.jokers and nchosen >= 2 and chosen_r[nchosen - 1] == RJ
                 and chosen_r[nchosen - 2] == BJ and chosen_t[nchosen - 2] == nt.decks
                 and chosen_t[nchosen - 1] == nt.decks):
-            return
+            return 0
         _add(nt, h, take, pidx, out)
-        return
+        return 0
     for j in range(i, m):
         top = cc[j] if cc[j] < left else left
         for t in range(top, 0, -1):
@@ -810,6 +831,7 @@ cdef void _rec(_NT nt, Hand* h, int* take, int* cr, int* cc, int m, int i, int l
             _rec(nt, h, take, cr, cc, m, j + 1, left - t, chosen_r, chosen_t, nchosen + 1,
                  pidx, out)
             take[cr[j]] = 0
+    return 0
 
 
 cdef inline object _last_pattern(v, last):
@@ -819,7 +841,7 @@ cdef inline object _last_pattern(v, last):
         return last[1]
     if type(last) is _PATTERN or isinstance(last, Pattern):
         return last
-    return classify(v, last) if last else None
+    return _classify(v, last, None) if last else None
 
 
 cdef int _run(_NT nt, Hand* h, object last_pattern, _Sink out) except -1:
@@ -944,28 +966,31 @@ cdef bint _c_beats(tuple play, tuple last) except -1:
 def classify(v, cards, reading=None, last=None):
     """patterns.classify, with the common case (no reading, no play to beat, a memo hit)
     answered here; everything else is the pure function's."""
+    if reading is not None:
+        return _py_classify(v, cards, reading, last)
+    return _classify(v, cards, last)
+
+
+cdef object _classify(v, cards, last):
     cdef unsigned long long key = 0, seen1 = 0, seen2 = 0, bit
     cdef long x
     cdef int n = 0, suit = -1
     cdef bint one_suit = True
     cdef _NT nt
-    if reading is not None:
-        return _py_classify(v, cards, reading, last)
-    found = v.__dict__.get("_native_tables")
-    nt = <_NT>found if found is not None else _tables(v)
+    nt = _tables(v)
     for obj in cards:
         if not isinstance(obj, int):
-            return _py_classify(v, cards)
+            return _py_classify(v, cards, None, last)
         try:
             x = obj
         except OverflowError:
-            return _py_classify(v, cards)
+            return _py_classify(v, cards, None, last)
         if x < 0 or x >= 54:
-            return _py_classify(v, cards)
+            return _py_classify(v, cards, None, last)
         bit = (<unsigned long long>1) << x
         if seen1 & bit:
             if seen2 & bit:
-                return _py_classify(v, cards)  # three copies: the pure code decides
+                return _py_classify(v, cards, None, last)  # three copies: the pure code decides
             seen2 |= bit
         else:
             seen1 |= bit
