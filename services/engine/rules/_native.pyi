@@ -1,6 +1,7 @@
 """Types of the compiled rules core (_native.pyx): the same signatures as the pure functions."""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from .patterns import Pattern, Play
 from .variants import Variant
@@ -26,3 +27,22 @@ def choose_play(
     no_bombs: bool = False,
     must_hold: int | None = None,
 ) -> Play | None: ...
+def autoplay_plays(
+    v: Variant,
+    hands: list[Any],
+    played: list[int],
+    made: list[int],
+    log: list[Any],
+    seat: int,
+    last: Play | None,
+    last_seat: int | None,
+    passes: int,
+    landlord: int | None,
+    spade_rule: bool,
+    opened: bool,
+    bombs: tuple[Any, ...],
+    by: str | None,
+    read_play: Callable[..., Any],
+    bomb_record: Callable[..., Any],
+    lead_cannot_pass: Callable[[int], None],
+) -> tuple[int, Play, int, tuple[Any, ...]]: ...

@@ -25,6 +25,7 @@ import array as _array
 
 from . import patterns as _patterns
 from .cards import CARDS
+from .errors import RulesError as _RULES_ERROR
 from .kinds import Kind, SHAPES, Wings
 from .patterns import Pattern, Play
 
@@ -1050,8 +1051,11 @@ def choose_play(v, hand, last, *, no_bombs=False, must_hold=None):
     the lowest plain rank, a follow of a single, pair or triple, a bomb or rocket over the
     play to beat.  Anything else (a lead that must hold a card, a follow of another kind, a
     lead of bombs only, a hand the generator hands to the pure code) is the pure function's."""
+    return _choose(_tables(v), v, hand, last, no_bombs, must_hold)
+
+
+cdef object _choose(_NT nt, v, hand, last, bint no_bombs, must_hold):
     global _RulesError
-    cdef _NT nt = _tables(v)
     cdef Hand h
     cdef int r, c, unit, lo, i, best
     cdef long floor
@@ -1070,7 +1074,7 @@ def choose_play(v, hand, last, *, no_bombs=False, must_hold=None):
                 from .errors import RulesError
                 _RulesError = RulesError
             try:
-                pattern = classify(v, cards)
+                pattern = _classify(v, cards, None)
             except _RulesError:
                 break  # the variant lacks this plain kind: the pure code's general rule
             return _play(cards, pattern)
@@ -1116,3 +1120,136 @@ def choose_play(v, hand, last, *, no_bombs=False, must_hold=None):
         _rocket(nt, &h, sink)
         return sink.plays[0]
     return None
+
+
+# ------------------------------------------------------------------ self-play's play phase
+cdef object _PLAY_CARDS = None  # actions.PlayCards and actions.Pass, set on first use
+cdef object _PASS = None
+
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetAttr(object o, object name, object value) except -1
+
+
+cdef object _action(object cls, tuple names, tuple values):
+    """An instance of a frozen, slotted dataclass with these field values, as its __init__
+    would make it (object.__setattr__ per field) without running Python code."""
+    cdef object obj = PyType_GenericAlloc(<PyTypeObject*>cls, 0)
+    cdef Py_ssize_t i
+    for i in range(len(names)):
+        PyObject_GenericSetAttr(obj, names[i], values[i])
+    return obj
+
+
+cdef tuple _PLAY_FIELDS = ("seat", "cards", "reading", "by")
+cdef tuple _PASS_FIELDS = ("seat", "by")
+
+
+cdef inline bint _sorted(tuple cards):
+    cdef Py_ssize_t i
+    for i in range(1, len(cards)):
+        if cards[i - 1] > cards[i]:
+            return False
+    return True
+
+
+cdef object _without(tuple hand, tuple cards):
+    """game._remove(hand, cards): ``hand`` less one copy of each card, in order; None when
+    the hand lacks one."""
+    cdef int take[54]
+    cdef int i, c
+    cdef Py_ssize_t k, n = 0
+    for i in range(54):
+        take[i] = 0
+    for obj in cards:
+        c = obj
+        if c < 0 or c >= 54:
+            return None
+        take[c] += 1
+    out = PyTuple_New(len(hand) - len(cards)) if len(hand) >= len(cards) else None
+    if out is None:
+        return None
+    for k in range(len(hand)):
+        obj = hand[k]
+        c = obj
+        if take[c]:
+            take[c] -= 1
+            continue
+        if n == len(hand) - len(cards):
+            return None
+        Py_INCREF(obj)
+        PyTuple_SET_ITEM(out, n, obj)
+        n += 1
+    if n != len(hand) - len(cards):
+        return None
+    return out
+
+
+def autoplay_plays(v, list hands, list played, list made, list log, int seat, last, last_seat,
+                   int passes, landlord, bint spade_rule, bint opened, tuple bombs, by,
+                   read_play, bomb_record, lead_cannot_pass):
+    """game.autoplay_out's play loop, compiled: the same moves (choose_play), the same checks
+    (game._read_play's: the cards in the hand, the ♠3 a first lead must hold, the cards
+    classified against the play to beat) and the same log.  Anything those checks refuse is
+    handed to ``read_play`` (game._read_play), which raises what apply would; a lead that
+    passes, to ``lead_cannot_pass``.  Updates ``hands``, ``played``, ``made`` and ``log`` in
+    place; returns (winner, last, last_seat, bombs)."""
+    global _PLAY_CARDS, _PASS
+    cdef _NT nt = _tables(v)
+    cdef int n = v.players
+    cdef int code
+    if _PLAY_CARDS is None:
+        from .actions import Pass, PlayCards
+        _PLAY_CARDS, _PASS = PlayCards, Pass
+    spade_three = _CARDS[0]  # cards.SPADE_THREE: the 3 of spades is card 0
+    while True:
+        hand = hands[seat]
+        if last is None:
+            must = spade_three if spade_rule and not opened and spade_three in hand else None
+            play = _choose(nt, v, hand, None, False, must)
+            last_pattern = None
+        else:
+            must = None
+            # _auto_move's rule: a farmer never bombs over his partner (last_seat is set).
+            last_pattern = (<tuple>last)[1]
+            play = _choose(nt, v, hand, last_pattern,
+                           landlord is not None and seat != landlord and last_seat != landlord,
+                           None)
+        if play is None:  # a pass
+            if last is None:
+                lead_cannot_pass(seat)  # raises
+            log.append(_action(_PASS, _PASS_FIELDS, (seat, by)))
+            passes += 1
+            if passes == n - 1:  # a new trick, led by the last play's seat
+                seat, last, last_seat, passes = last_seat, None, None, 0
+            else:
+                seat = (seat + 1) % n
+            continue
+        cards = (<tuple>play)[0]
+        action = _action(_PLAY_CARDS, _PLAY_FIELDS, (seat, cards, None, by))
+        rest = None
+        if type(hand) is tuple and type(cards) is tuple and len(<tuple>cards) and (
+            must is None or must in cards
+        ):
+            rest = _without(<tuple>hand, <tuple>cards)
+        pattern = None
+        if rest is not None:
+            try:
+                pattern = _classify(v, cards, last_pattern)
+            except _RULES_ERROR:
+                pattern = None
+        if pattern is None:
+            rest, pattern = read_play(v, hand, action, must, last)  # raises, as apply would
+        log.append(action)
+        hands[seat] = rest
+        played[seat] += len(<tuple>cards)
+        made[seat] += 1
+        opened = True
+        code = _kind_code((<tuple>pattern)[0])
+        if code == K_BOMB or code == K_ROCKET:
+            bombs = (*bombs, bomb_record(seat, pattern, last is None))
+        last = _play(cards if _sorted(<tuple>cards) else tuple(sorted(cards)), pattern)
+        last_seat, passes = seat, 0
+        if not rest:
+            return seat, last, last_seat, bombs
+        seat = (seat + 1) % n

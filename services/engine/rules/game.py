@@ -56,7 +56,7 @@ from .deal import (
 from .deal import first_bidder as draw_first_bidder
 from .errors import Reason, RulesError
 from .kinds import BOMB_KINDS, Kind
-from .patterns import Pattern, Play, check_in_deck, classify
+from .patterns import Pattern, Play, check_in_deck, classify, native_core
 from .policies import autoplay_move, choose_play
 from .room import Room
 from .scoring import BombRecord
@@ -397,6 +397,10 @@ def _read_play(
     return rest, pattern
 
 
+def _lead_cannot_pass(seat: int) -> None:
+    raise _illegal(Reason.MUST_LEAD, f"seat {seat} leads: a lead cannot pass")
+
+
 def _bomb_record(seat: int, pattern: Pattern, led: bool) -> BombRecord:
     kind = "rocket" if pattern.kind is Kind.ROCKET else "bomb"
     return BombRecord(seat, kind, pattern.size, pattern.rank, led)
@@ -515,7 +519,12 @@ def autoplay_out(state: GameState, by: str | None = "autoplay") -> GameState:
     # state.must_hold(), split: the room's rule, and whether any play has been made yet.
     spade_rule = v.first_lead_holds_spade_three
     opened = any(made)
-    while True:
+    if native_core is not None:  # this loop, compiled (_native.autoplay_plays)
+        seat, last, last_seat, bombs = native_core.autoplay_plays(
+            v, hands, played, made, log, seat, last, last_seat, passes, landlord, spade_rule,
+            opened, bombs, by, _read_play, _bomb_record, _lead_cannot_pass,
+        )  # fmt: skip
+    while native_core is None:
         hand = hands[seat]
         if last is None:
             must = SPADE_THREE if spade_rule and not opened and SPADE_THREE in hand else None
@@ -527,7 +536,7 @@ def autoplay_out(state: GameState, by: str | None = "autoplay") -> GameState:
             play = choose_play(v, hand, last.pattern, no_bombs=no_bombs)
         if play is None:  # a pass
             if last is None:  # apply's check (choose_play always leads a play)
-                raise _illegal(Reason.MUST_LEAD, f"seat {seat} leads: a lead cannot pass")
+                _lead_cannot_pass(seat)
             log.append(Pass(seat, by))
             passes += 1
             if passes == n - 1:  # a new trick, led by the last play's seat
