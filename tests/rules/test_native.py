@@ -313,3 +313,20 @@ def test_both_cores_choose_the_same_auto_play_in_games(name: str) -> None:
         for last in (None, single):
             got = _outcome(native.choose_play, v, hand, last)
             assert got == _outcome(PURE_CHOOSE, v, hand, last)
+
+
+def test_the_compiled_shuffle_deals_what_the_pure_one_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.engine.rules import deal
+
+    decks = [rules.variant(name).deck for name in ("doudizhu3", "doudizhu4")]
+    seeds = [f"shuffle-{i}" for i in range(300)] + ["", "x" * 200]
+    compiled = [deal.shuffle(d, s) for d in decks for s in seeds if s]
+    monkeypatch.setattr(deal, "native_core", None)
+    assert compiled == [deal.shuffle(d, s) for d in decks for s in seeds if s]
+    # A draw the pure loop would discard (x ≥ 2**64 - 2**64 % n), or too few draws: None, so
+    # that the pure loop goes on into the stream.
+    top = (1 << 64) - 1
+    assert native.shuffle_draws(list(range(3)), (top, 0)) is None  # 2**64 % 3 = 1: discarded
+    assert native.shuffle_draws(list(range(4)), (top, 0, top)) == [2, 1, 0, 3]  # n = 4, 2: kept
+    assert native.shuffle_draws(list(range(5)), (0, 0)) is None
+    assert native.shuffle_draws(list(range(3)), (4, 7)) == [0, 2, 1]

@@ -1253,3 +1253,26 @@ def autoplay_plays(v, list hands, list played, list made, list log, int seat, la
         if not rest:
             return seat, last, last_seat, bombs
         seat = (seat + 1) % n
+
+
+# ------------------------------------------------------------------ the seeded shuffle
+def shuffle_draws(list deck, tuple draws):
+    """deal.shuffle's Fisher–Yates loop over the stream's first draws: the shuffled copy of
+    ``deck``, or None when a draw is discarded or the draws run out (the pure loop then goes
+    on into the stream)."""
+    cdef list out = list(deck)
+    cdef Py_ssize_t i, j, k = 0, count = len(draws)
+    cdef u64 x, n, rejected
+    for i in range(len(out) - 1, 0, -1):
+        n = i + 1
+        if k == count:
+            return None
+        x = draws[k]
+        k += 1
+        # deal._below: x is kept when below 2**64 - 2**64 % n (the largest multiple of n)
+        rejected = (<u64>0 - n) % n  # 2**64 % n
+        if rejected and x >= <u64>0 - rejected:
+            return None
+        j = <Py_ssize_t>(x % n)
+        out[i], out[j] = out[j], out[i]
+    return out

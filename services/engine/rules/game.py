@@ -90,6 +90,9 @@ def _forced(v: Variant, hands: tuple[tuple[int, ...], ...]) -> tuple[bool, ...]:
     return tuple(out)
 
 
+_NO_ROOM: Final = Room()  # a game outside any room (Rooms are frozen values: one will do)
+
+
 def new_game(
     variant: Variant | str,
     room: Room | None = None,
@@ -113,7 +116,7 @@ def new_game(
     if game_id is not None and (not isinstance(game_id, str) or not game_id):
         raise _illegal(Reason.BAD_DEAL, "a game id is a non-empty string")
     name = find_variant(variant).name if isinstance(variant, str) else variant.name
-    room = room or Room()
+    room = room or _NO_ROOM
     if rules_version not in RULES_VERSIONS:
         raise VariantError(f"rules version {rules_version!r} is not one of {RULES_VERSIONS}")
     v = room.variant_for(name, rules_version)
