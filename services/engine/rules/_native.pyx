@@ -291,9 +291,11 @@ cdef _NT _tables_of(object v):
 cdef class _Sink:
     """Where the generator puts what it finds: Play objects in a list (legal_plays), or move
     ids in C arrays, their low and high 64 bits (legal_ids).  One of each is reused call
-    after call (the GIL is held throughout)."""
+    after call; ``busy`` while a call fills it (a collection during the call may run Python
+    code, and so another thread's call: that one gets a sink of its own)."""
 
     cdef bint ids
+    cdef bint busy
     cdef list plays
     cdef dict seen  # a follow of a card-kicker plane: cards -> where they are in the output
     cdef u64* lo
@@ -868,36 +870,51 @@ cdef int _run(_NT nt, Hand* h, object last_pattern, _Sink out) except -1:
     return 0
 
 
+cdef inline _Sink _claim(_Sink shared):
+    cdef _Sink out = shared
+    if out.busy:
+        out = _Sink()
+        out.ids = shared.ids
+    out.busy = True
+    out.n = 0
+    out.seen = None
+    return out
+
+
 def legal_plays(v, hand, last=()):
     """moves.legal_plays, compiled (same arguments, same result)."""
     cdef _NT nt = _tables(v)
     cdef Hand h
-    cdef _Sink out = _PLAYS_SINK
+    cdef _Sink out
     last_pattern = _last_pattern(v, last)
     if not _load_hand(nt, hand, &h):
         return _py_legal(v, hand, last_pattern if last_pattern is not None else ())
-    out.plays = []
-    out.seen = None
-    if _run(nt, &h, last_pattern, out):
-        return _py_legal(v, hand, last_pattern)
-    plays = out.plays
-    out.plays = None
-    return tuple(plays)
+    out = _claim(_PLAYS_SINK)
+    try:
+        out.plays = []
+        if _run(nt, &h, last_pattern, out):
+            return _py_legal(v, hand, last_pattern)
+        return tuple(out.plays)
+    finally:
+        out.plays = None
+        out.busy = False
 
 
 def legal_ids(v, hand, last=None):
     """moves.legal_ids, compiled: the plays' ids written from C, no Play made."""
     cdef _NT nt = _tables(v)
     cdef Hand h
-    cdef _Sink out = _IDS_SINK
+    cdef _Sink out
     last_pattern = _last_pattern(v, last)
     if not nt.ids_in_c or not _load_hand(nt, hand, &h):
         return _py_ids(v, hand, last_pattern)
-    out.n = 0
-    out.seen = None
-    if _run(nt, &h, last_pattern, out):
-        return _py_ids(v, hand, last_pattern)
-    return _ids_result(nt, out)
+    out = _claim(_IDS_SINK)
+    try:
+        if _run(nt, &h, last_pattern, out):
+            return _py_ids(v, hand, last_pattern)
+        return _ids_result(nt, out)
+    finally:
+        out.busy = False
 
 
 def play_from_id(v, move_id):
