@@ -116,8 +116,7 @@ cdef class _NT:
     cdef int lo_len[20]
     cdef int hi_len[20]
     cdef list by_rank      # per kind code: list of NR patterns/None, or None
-    cdef list high         # per kind code: list per length of list per start: (ranks, pattern)|None
-    cdef list low          # per kind code: list per length of list of (mask, ranks, pattern)
+    cdef list low          # per kind code: list per length of (mask, ranks, pattern, number)
     cdef int chain_bits
     cdef bint flushes
     cdef bint has_sf
@@ -160,7 +159,6 @@ cdef class _NT:
         cdef int code, k, i
         self.nkinds = len(t.kinds)
         self.by_rank = [None] * len(_KINDS)
-        self.high = [None] * len(_KINDS)
         self.low = [None] * len(_KINDS)
         for i in range(20):
             self.allowed[i] = False
@@ -202,11 +200,9 @@ cdef class _NT:
                 self.lo_len[code] = runs.lengths[0]
                 self.hi_len[code] = max(runs.lengths)
             top = max(runs.lengths) if runs.lengths else 0
-            high = [[None] * NR for _ in range(top + 1)]
             for (k, start), (ranks, pattern) in runs.high.items():
                 if ranks != tuple(range(start, start + k)) or k > 16:
                     raise ValueError(f"{kind}: a high-order run that is not start..start+k-1")
-                high[k][start] = (ranks, pattern, index[pattern])
                 self.high_idx[code][k][start] = index[pattern]
             low = [[] for _ in range(top + 1)]
             for k, entries in runs.low.items():
@@ -215,7 +211,6 @@ cdef class _NT:
                     for r in ranks:
                         m |= 1 << r
                     low[k].append((m, ranks, pattern, index[pattern]))
-            self.high[code] = high
             self.low[code] = low
         self.chain_bits = (1 << (len(v.runs) - 1)) - 1
         self.flushes = bool(t.flushes)
