@@ -64,11 +64,14 @@ buf:
 test: lint types buf pytest
 
 # make bench BENCH_ARGS='--quick' (or section names: rules douzero games) for a subset.
-# Bench-only extras, --no-deps (never torch): DouZero's move generator, and RLCard with the
-# two packages its doudizhu env imports (numpy; termcolor, via rlcard.make's env registry).
+# Bench-only extras, --no-deps (never torch): DouZero's move generator, RLCard with the
+# two packages its doudizhu env imports (numpy; termcolor, via rlcard.make's env registry),
+# and OpenSpiel (its pyspiel module alone: wheels exist for CPython 3.11 on x86_64 Linux).
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-deps 'douzero==1.1.0'
 	$(BIN)/python -m pip install --quiet --no-deps 'rlcard==1.2.0' 'numpy==2.4.6' 'termcolor==3.3.0'
+	$(BIN)/python -m pip install --quiet --no-deps 'open_spiel==2.0.2' \
+		|| echo "bench: no open_spiel wheel for this machine; the openspiel section says so"
 	$(BIN)/python -m bench $(BENCH_ARGS)
 
 clean:

@@ -27,7 +27,7 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a smoke run: 200 positions, 2 runs each; a tenth of the self-play games",
     )
-    parser.add_argument("--positions", type=int, help="positions per variant (default 2000)")
+    parser.add_argument("--positions", type=int, help="positions per variant (default 3000)")
     parser.add_argument("--reps", type=int, help="runs of each measurement (default 5)")
     parser.add_argument("--seed", type=int, default=Context.seed, help="position-set seed")
     parser.add_argument("--list", action="store_true", help="list the sections and exit")

@@ -14,7 +14,7 @@ from typing import Any
 class Context:
     """Settings of one ``python -m bench`` run, and a memo the sections may share."""
 
-    positions: int = 2000  # positions per variant
+    positions: int = 3000  # positions per variant
     card_sets: int = 20000  # card sets classified per variant (a fixed sample)
     reps: int = 5  # repetitions of each timed measurement; the best one is reported
     seed: int = 20260101

@@ -150,6 +150,10 @@ def _table(rows: list[dict[str, Any]], duration: float) -> Any:
     return table
 
 
+#: Issue 29: Apply's p99 at 70% of the mix's saturating rate, one worker.
+GOAL_APPLY_P99_MS = 25.0
+
+
 def _one_worker_table(rows: list[dict[str, Any]], duration: float) -> Any:
     from .common import Table
 
@@ -194,17 +198,18 @@ def _one_worker_table(rows: list[dict[str, Any]], duration: float) -> Any:
             f"≥ {goal}×: {'met' if apply_ratio >= goal else 'NOT met'}",
         ]
     )
-    p99 = paced["p99_ms"]
+    apply_p99 = paced.get("apply_p99_ms", 0.0)
     table.rows.append(
         [
             "game-call mix at 70% rate",
             f"{paced['rps']:,.0f}",
             f"{paced['p50_ms']:.2f}",
-            f"{p99:.2f}",
+            f"{paced['p99_ms']:.2f}",
             f"{paced.get('apply_p50_ms', 0.0):.2f}",
-            f"{paced.get('apply_p99_ms', 0.0):.2f}",
+            f"{apply_p99:.2f}",
             "",
-            f"p99 < 25 ms: {'met' if p99 < 25 else 'NOT met'}",
+            f"Apply p99 < {GOAL_APPLY_P99_MS:g} ms: "
+            + ("met" if apply_p99 < GOAL_APPLY_P99_MS else "NOT met"),
         ]
     )
     table.notes.append(

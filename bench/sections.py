@@ -16,6 +16,7 @@ from .douzero_bench import douzero_section
 from .engine_bench import engine_section
 from .games_bench import games_section
 from .matchmaker_bench import matchmaker_section
+from .openspiel_bench import openspiel_section
 from .replay_bench import replay_section
 from .rules_bench import rules_section
 from .scale_bench import scale_section
@@ -38,6 +39,11 @@ SECTIONS: tuple[Section, ...] = (
         "douzero",
         "doudizhu3 against DouZero's move generator on the same positions, with ratios",
         douzero_section,
+    ),
+    Section(
+        "openspiel",
+        "doudizhu3 move ids (rules.legal_ids) against OpenSpiel's C++ generator, with the ratio",
+        openspiel_section,
     ),
     Section(
         "games",

@@ -262,3 +262,51 @@ def test_small_golden_counts_are_right_by_brute_force(position: dict[str, Any]) 
     last = make_golden.last_pattern(v, position)
     hand = rules.parse_cards(position["hand"])
     assert len(brute_force.by_subsets(v, hand, last)) == position["count"]
+
+
+def test_move_ids_name_the_plays_of_legal_plays_in_order() -> None:
+    v = V["ddz3"]
+    hand = rules.parse_cards("3s 3h 4d BJ RJ")
+    ids = rules.legal_ids(v, hand, rules.parse_cards("3d"))
+    assert [str(rules.play_from_id(v, i)) for i in ids] == ["4d", "BJ", "RJ", "BJRJ"]
+    assert rules.legal_ids(v, hand, rules.parse_cards("BJ RJ")) == rules.legal_ids(v, ())
+
+
+def test_a_move_id_holds_the_cards_and_the_pattern() -> None:
+    # One bit per card id in a one-deck game (Card ids 0..53), the pattern's number above:
+    # the same cards read two ways are two ids, the same reading of other suits too.
+    v = V["ddz3"]
+    lead = rules.legal_plays(v, rules.parse_cards("3s 3h 3c 4s 4h 4c 5s 6s"))
+    ids = rules.legal_ids(v, rules.parse_cards("3s 3h 3c 4s 4h 4c 5s 6s"))
+    for play, move_id in zip(lead, ids, strict=True):
+        assert move_id & ((1 << 54) - 1) == sum(1 << c for c in play.cards)
+    spades = rules.legal_ids(v, rules.parse_cards("3s"))[0]
+    hearts = rules.legal_ids(v, rules.parse_cards("3h"))[0]
+    assert spades != hearts and spades >> 54 == hearts >> 54
+    assert len(ids) == len(set(ids)) == len(lead)
+
+
+@pytest.mark.parametrize("variant", ["ddz4", "zsy2"])
+def test_two_deck_ids_count_both_copies_of_a_card(variant: str) -> None:
+    v = V[variant]
+    hand = rules.parse_cards("3s 3s 3h 3h 4c")
+    plays = rules.legal_plays(v, hand)
+    ids = rules.legal_ids(v, hand)
+    assert isinstance(ids, tuple) and max(ids) >= 1 << 64  # 108 card bits: ints, no array
+    assert [rules.play_from_id(v, i) for i in ids] == list(plays)
+    pair = next(i for i, p in zip(ids, plays, strict=True) if str(p) == "3s3s")
+    assert pair & 0b11 == 2  # two copies of card 0 (3s) in its 2-bit field
+
+
+def test_one_deck_ids_come_in_one_array() -> None:
+    ids = rules.legal_ids(V["zsy1"], rules.parse_cards("3s 4s 5s 6s 7s"))
+    assert ids.typecode == "Q"  # type: ignore[attr-defined]
+    assert all(type(i) is int for i in ids)
+
+
+def test_an_int_that_is_no_move_id_is_refused() -> None:
+    v = V["ddz3"]
+    single = rules.legal_ids(v, rules.parse_cards("3s"))[0]
+    for bad in (-1, 0, single | 0b10, 1 << 200, single ^ 1 | 1 << 53):
+        with pytest.raises(rules.RulesError):
+            rules.play_from_id(v, bad)

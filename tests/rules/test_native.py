@@ -2,7 +2,9 @@
 
 Skipped when the compiled core is not built.  The seeded loop covers at least 100,000
 positions per variant (leads and follows, the play to beat given as cards, as a Pattern and
-as a Play, hands of every size, bad cards), comparing every move set object for object, and
+as a Play, hands of every size, bad cards), comparing every move set object for object, the
+move ids (legal_ids, the same sequence type and ints from both cores, each turned back by
+play_from_id of both cores into the play legal_plays lists at its place), and
 the classification of the play to beat and of a sample of each position's plays, in every
 reading, alone and against the play to beat.  The golden move counts run through both cores
 here; `make test` reruns tests/rules with CARDROOM_PURE=1, so the brute-force oracle and every
@@ -35,6 +37,8 @@ native: Any = pytest.importorskip("services.engine.rules._native")
 POSITIONS = 100_000  # per variant
 CHUNKS = 4  # the loop is split in tests so that -x stops early and -n spreads it
 PURE_LEGAL = moves.pure_legal_plays
+PURE_IDS = moves.pure_legal_ids
+PURE_FROM_ID = moves.pure_play_from_id
 PURE_CLASSIFY = patterns.pure_classify
 
 
@@ -55,6 +59,19 @@ def _same_plays(a: tuple[rules.Play, ...], b: tuple[rules.Play, ...], types: boo
         assert type(x) is type(y) is rules.Play
         assert type(x.pattern) is type(y.pattern) is rules.Pattern
         assert [type(c) for c in x.cards] == [type(c) for c in y.cards]
+
+
+def _check_ids(v: rules.Variant, hand: Any, last: Any, plays: tuple[rules.Play, ...]) -> None:
+    """legal_ids of both cores: one id per play of ``plays``, in order, each turned back into
+    its play by play_from_id of both cores."""
+    got = native.legal_ids(v, hand, last)
+    want = PURE_IDS(v, hand, last)
+    assert type(got) is type(want)
+    assert list(got) == list(want)
+    assert len(set(got)) == len(got)
+    back = [native.play_from_id(v, i) for i in got]
+    _same_plays(tuple(back), plays)
+    _same_plays(tuple(PURE_FROM_ID(v, i) for i in got), plays)
 
 
 def _check_classify(v: rules.Variant, cards: tuple[int, ...], last: Any) -> None:
@@ -96,6 +113,8 @@ def _compare_many(name: str, seed: int, count: int) -> int:
         got = native.legal_plays(v, hand, last)
         checked += 1
         _same_plays(got, PURE_LEGAL(v, hand, last), types=checked % 64 == 0)
+        if checked % 4 == 0:
+            _check_ids(v, hand, last or rng.choice((None, ())), got)
         if got and last == ():
             prev = got
         # Classification: the play to beat, and a few of the plays, every reading of each.
@@ -143,6 +162,25 @@ def test_bad_cards_raise_the_same_errors(name: str) -> None:
         assert got == _outcome(PURE_CLASSIFY, v, hand, None, low)
         pure_count = _outcome(lambda h: len(PURE_LEGAL(v, h)), hand)
         assert _outcome(native.count_plays, v, hand) == pure_count
+        for last in (None, (4,), ("x",)):
+            got_ids = _outcome(native.legal_ids, v, hand, last)
+            want_ids = _outcome(PURE_IDS, v, hand, last)
+            if got_ids[0] == "ok":  # arrays compare with arrays, not tuples
+                got_ids, want_ids = (got_ids[0], list(got_ids[1])), (want_ids[0], list(want_ids[1]))
+            assert got_ids == want_ids
+
+
+@pytest.mark.parametrize("name", list(rules.VARIANTS))
+def test_ints_that_are_no_move_id_raise_the_same_errors(name: str) -> None:
+    v = rules.variant(name)
+    real = list(native.legal_ids(v, v.deck[: v.hand_size]))
+    shift = moves._tables(v).pattern_shift
+    bad = [-1, 0, 1 << 200, 1 << shift, (1 << 60) - 1, real[0] | 1 << (shift + 20), 3.0, "1"]
+    bad += [i ^ 1 for i in real[:50]] + [i | 1 << 53 for i in real[:50]]
+    for move_id in bad:
+        got = _outcome(native.play_from_id, v, move_id)
+        assert got == _outcome(PURE_FROM_ID, v, move_id)
+    assert _outcome(native.play_from_id, v, 0)[0] == "error"
 
 
 @given(data=st.data(), name=st.sampled_from(list(rules.VARIANTS)))
@@ -153,6 +191,7 @@ def test_both_cores_agree_on_hypothesis_positions(name: str, data: st.DataObject
     target: Any = () if last is None else last
     got = native.legal_plays(v, hand, target)
     _same_plays(got, PURE_LEGAL(v, hand, target))
+    _check_ids(v, hand, last, got)
     if last is not None:
         _check_classify(v, last.cards, None)
         for play in got[:4]:  # follows: read against the play they beat
@@ -174,6 +213,8 @@ def test_the_active_core_is_the_compiled_one_unless_disabled() -> None:
     disabled = os.environ.get("CARDROOM_PURE", "").strip() not in ("", "0")
     assert ("pure" if disabled else "native") == rules.CORE
     assert (rules.legal_plays is native.legal_plays) is not disabled
+    assert (rules.legal_ids is native.legal_ids) is not disabled
+    assert (rules.play_from_id is native.play_from_id) is not disabled
     assert (rules.classify is native.classify) is not disabled
     assert (policies.choose_play is native.choose_play) is not disabled
 
@@ -272,3 +313,20 @@ def test_both_cores_choose_the_same_auto_play_in_games(name: str) -> None:
         for last in (None, single):
             got = _outcome(native.choose_play, v, hand, last)
             assert got == _outcome(PURE_CHOOSE, v, hand, last)
+
+
+def test_the_compiled_shuffle_deals_what_the_pure_one_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.engine.rules import deal
+
+    decks = [rules.variant(name).deck for name in ("doudizhu3", "doudizhu4")]
+    seeds = [f"shuffle-{i}" for i in range(300)] + ["", "x" * 200]
+    compiled = [deal.shuffle(d, s) for d in decks for s in seeds if s]
+    monkeypatch.setattr(deal, "native_core", None)
+    assert compiled == [deal.shuffle(d, s) for d in decks for s in seeds if s]
+    # A draw the pure loop would discard (x ≥ 2**64 - 2**64 % n), or too few draws: None, so
+    # that the pure loop goes on into the stream.
+    top = (1 << 64) - 1
+    assert native.shuffle_draws(list(range(3)), (top, 0)) is None  # 2**64 % 3 = 1: discarded
+    assert native.shuffle_draws(list(range(4)), (top, 0, top)) == [2, 1, 0, 3]  # n = 4, 2: kept
+    assert native.shuffle_draws(list(range(5)), (0, 0)) is None
+    assert native.shuffle_draws(list(range(3)), (4, 7)) == [0, 2, 1]

@@ -105,6 +105,22 @@ def test_no_play_is_generated_twice(v: Variant, data: st.DataObject) -> None:
     assert rules.count_plays(v, hand, last=() if last is None else last) == len(plays)
 
 
+@pytest.mark.parametrize("v", VARIANTS)
+@FEW
+@given(data=st.data())
+def test_move_ids_are_the_plays_in_order(v: Variant, data: st.DataObject) -> None:
+    # legal_ids lists legal_plays' moves as ints, in the same order, whatever form `last`
+    # takes; play_from_id turns each back into that play, and distinct plays have distinct ids.
+    hand, last = data.draw(positions(v, max_hand=v.hand_size + v.bottom_size))
+    plays = rules.legal_plays(v, hand, last=() if last is None else last)
+    forms: list[object] = [None, ()] if last is None else [last, last.pattern, last.cards]
+    for form in forms:
+        ids = rules.legal_ids(v, hand, form)  # type: ignore[arg-type]
+        assert len(ids) == len(plays)
+        assert [rules.play_from_id(v, i) for i in ids] == list(plays)
+    assert len(set(rules.legal_ids(v, hand, last))) == len(plays)
+
+
 PLANES = [
     pytest.param(rules.variant(name), kind, id=f"{name}-{kind.value}")
     for name, kind in (

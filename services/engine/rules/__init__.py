@@ -10,6 +10,8 @@ views, policies, game, record.
     hand = rules.parse_cards("3s 3h 3d 4c BJ RJ")
     rules.classify(v, rules.parse_cards("3s3h3d4c"))   # a Pattern; raises rules.NotAPattern
     plays = rules.legal_plays(v, hand, last=())        # plays, each with .cards and .pattern
+    ids = rules.legal_ids(v, hand)                     # the same moves as ints, no Play made
+    rules.play_from_id(v, ids[0]) == plays[0]          # an id back to its Play
 """
 
 from .actions import (
@@ -50,7 +52,7 @@ from .deal import (
 from .errors import CardsNotInDeck, DoesNotBeat, NotAPattern, RecordError, RulesError
 from .game import apply, autoplay_out, deal_events, legal_actions, new_game
 from .kinds import Kind, Wings
-from .moves import count_plays, legal_plays
+from .moves import count_plays, legal_ids, legal_plays, play_from_id
 from .patterns import CORE, Pattern, Play, beats, classify, parse_reading, preferred, readings
 from .policies import auto_bid, autoplay_action, autoplay_move, choose_play, hint
 from .record import Record, ReplayError, initial_state, load_record, replay
@@ -149,6 +151,7 @@ __all__ = [
     "hint",
     "initial_state",
     "legal_actions",
+    "legal_ids",
     "legal_plays",
     "load_record",
     "max_stake",
@@ -156,6 +159,7 @@ __all__ = [
     "new_game",
     "parse_cards",
     "parse_reading",
+    "play_from_id",
     "preferred",
     "project",
     "public_view",

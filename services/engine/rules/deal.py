@@ -55,6 +55,7 @@ from itertools import chain
 from typing import Final, NamedTuple
 
 from .cards import SPADE_THREE
+from .patterns import native_core
 from .variants import Variant
 
 SHUFFLE_DOMAIN: Final = b"cardroom/shuffle/v1"
@@ -145,9 +146,13 @@ def shuffle(deck: tuple[int, ...], seed: str) -> list[int]:
     # A shuffle makes len - 1 draws, and a draw is discarded with odds below 2**-57: read the
     # blocks those draws take in one go, and the stream beyond them only if one is discarded.
     blocks = (len(out) + 2) // 4
-    draw = chain(
-        _first_blocks(SHUFFLE_DOMAIN, seed, blocks), _stream(SHUFFLE_DOMAIN, seed, blocks)
-    ).__next__
+    first = _first_blocks(SHUFFLE_DOMAIN, seed, blocks)
+    if native_core is not None:
+        # The loop below, compiled; None in the rare case it needs the stream's next blocks.
+        done: list[int] | None = native_core.shuffle_draws(out, first)
+        if done is not None:
+            return done
+    draw = chain(first, _stream(SHUFFLE_DOMAIN, seed, blocks)).__next__
     limits = _LIMITS if len(out) <= len(_LIMITS) else _limits(len(out) + 1)
     for i in range(len(out) - 1, 0, -1):
         # _below(stream, i + 1), inlined: a new game shuffles once per deal.

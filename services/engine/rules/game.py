@@ -56,7 +56,7 @@ from .deal import (
 from .deal import first_bidder as draw_first_bidder
 from .errors import Reason, RulesError
 from .kinds import BOMB_KINDS, Kind
-from .patterns import Pattern, Play, check_in_deck, classify
+from .patterns import Pattern, Play, check_in_deck, classify, native_core
 from .policies import autoplay_move, choose_play
 from .room import Room
 from .scoring import BombRecord
@@ -90,6 +90,9 @@ def _forced(v: Variant, hands: tuple[tuple[int, ...], ...]) -> tuple[bool, ...]:
     return tuple(out)
 
 
+_NO_ROOM: Final = Room()  # a game outside any room (Rooms are frozen values: one will do)
+
+
 def new_game(
     variant: Variant | str,
     room: Room | None = None,
@@ -113,7 +116,7 @@ def new_game(
     if game_id is not None and (not isinstance(game_id, str) or not game_id):
         raise _illegal(Reason.BAD_DEAL, "a game id is a non-empty string")
     name = find_variant(variant).name if isinstance(variant, str) else variant.name
-    room = room or Room()
+    room = room or _NO_ROOM
     if rules_version not in RULES_VERSIONS:
         raise VariantError(f"rules version {rules_version!r} is not one of {RULES_VERSIONS}")
     v = room.variant_for(name, rules_version)
@@ -397,6 +400,10 @@ def _read_play(
     return rest, pattern
 
 
+def _lead_cannot_pass(seat: int) -> None:
+    raise _illegal(Reason.MUST_LEAD, f"seat {seat} leads: a lead cannot pass")
+
+
 def _bomb_record(seat: int, pattern: Pattern, led: bool) -> BombRecord:
     kind = "rocket" if pattern.kind is Kind.ROCKET else "bomb"
     return BombRecord(seat, kind, pattern.size, pattern.rank, led)
@@ -515,7 +522,12 @@ def autoplay_out(state: GameState, by: str | None = "autoplay") -> GameState:
     # state.must_hold(), split: the room's rule, and whether any play has been made yet.
     spade_rule = v.first_lead_holds_spade_three
     opened = any(made)
-    while True:
+    if native_core is not None:  # this loop, compiled (_native.autoplay_plays)
+        seat, last, last_seat, bombs = native_core.autoplay_plays(
+            v, hands, played, made, log, seat, last, last_seat, passes, landlord, spade_rule,
+            opened, bombs, by, _read_play, _bomb_record, _lead_cannot_pass,
+        )  # fmt: skip
+    while native_core is None:
         hand = hands[seat]
         if last is None:
             must = SPADE_THREE if spade_rule and not opened and SPADE_THREE in hand else None
@@ -527,7 +539,7 @@ def autoplay_out(state: GameState, by: str | None = "autoplay") -> GameState:
             play = choose_play(v, hand, last.pattern, no_bombs=no_bombs)
         if play is None:  # a pass
             if last is None:  # apply's check (choose_play always leads a play)
-                raise _illegal(Reason.MUST_LEAD, f"seat {seat} leads: a lead cannot pass")
+                _lead_cannot_pass(seat)
             log.append(Pass(seat, by))
             passes += 1
             if passes == n - 1:  # a new trick, led by the last play's seat

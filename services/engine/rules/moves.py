@@ -23,6 +23,7 @@ answer it are built.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from itertools import accumulate, combinations
 from itertools import chain as concat
@@ -30,6 +31,7 @@ from operator import itemgetter
 from typing import Any, Final
 
 from .cards import ACE, BLACK_JOKER, CARDS, NUM_RANKS, RANK_OF, RED_JOKER, SUITED_RANKS, Card
+from .errors import RulesError
 from .kinds import SHAPES, Kind, Wings
 from .patterns import (
     Pattern,
@@ -39,6 +41,7 @@ from .patterns import (
     fits_deck,
     native_core,
     pure_classify,
+    readings,
     rocket_pattern,
 )
 from .variants import MAX_SHARED_TABLES, Variant
@@ -122,6 +125,29 @@ class _Tables:
         self.bombs = tuple(bombs)
         self.min_bomb = min((size for _, size, _ in bombs), default=9)
         self.rocket = rocket_pattern(v) if v.rocket_counts and Kind.ROCKET in v.patterns else None
+        self._number_patterns(v)
+
+    def _number_patterns(self, v: Variant) -> None:
+        """Number every interned pattern: a move id's high bits (see :func:`legal_ids`)."""
+        patterns: list[Pattern] = []
+        for kind in self.kinds:
+            if kind in self.by_rank:
+                patterns += [p for p in self.by_rank[kind] if p is not None]
+            elif kind in self.chains:
+                runs = self.chains[kind]
+                patterns += [body[1] for _, body in sorted(runs.high.items(), key=itemgetter(0))]
+                patterns += [p for k in sorted(runs.low) for _, _, p in runs.low[k]]
+        patterns += [p for _, _, p in self.bombs]
+        if self.rocket is not None:
+            patterns.append(self.rocket)
+        self.patterns = tuple(patterns)
+        self.pattern_index = {p: i for i, p in enumerate(patterns)}
+        # A card's field holds how many copies of it a move takes (up to the deck count).
+        self.card_width = max(1, v.decks.bit_length())
+        self.pattern_shift = len(CARDS) * self.card_width
+        # Ids fit 64 bits (one deck: 54 card bits and at most 10 pattern bits): an array of
+        # unsigned 64-bit ints holds them, with no int object per move.
+        self.narrow = self.pattern_shift + max(1, len(patterns) - 1).bit_length() <= 64
 
 
 _TABLES: dict[tuple[Any, ...], _Tables] = {}
@@ -449,6 +475,62 @@ def _rocket(v: Variant, t: _Tables, h: _Hand, out: list[Play]) -> None:
         out.append(_tuple_new(Play, (cards, t.rocket)))
 
 
+# ------------------------------------------------------------------------------ move ids
+
+
+def play_id(v: Variant, play: Play) -> int:
+    """The move id of a play :func:`legal_plays` lists: a field per card id (how many copies
+    the play takes) under the number of its interned pattern."""
+    t = _tables(v)
+    width = t.card_width
+    cards = 0
+    for c in play.cards:
+        cards += 1 << (width * c)
+    return cards | t.pattern_index[play.pattern] << t.pattern_shift
+
+
+def _id_sequence(t: _Tables, ids: list[int]) -> Sequence[int]:
+    # One object for all the moves where ids fit 64 bits; a tuple of ints otherwise.
+    return array("Q", ids) if t.narrow else tuple(ids)
+
+
+def legal_ids(
+    v: Variant, hand: Sequence[int], last: Sequence[int] | Pattern | Play | None = None
+) -> Sequence[int]:
+    """:func:`legal_plays` as move ids, in the same order: an ``array('Q')`` where the variant's
+    ids fit 64 bits (one deck), a tuple of ints otherwise.  :func:`play_from_id` turns an id
+    back into its :class:`Play`; ids stay valid for the variant's pattern set, any hand."""
+    plays = pure_legal_plays(v, hand, () if last is None else last)
+    return _id_sequence(_tables(v), [play_id(v, play) for play in plays])
+
+
+def play_from_id(v: Variant, move_id: int) -> Play:
+    """The :class:`Play` a move id of :func:`legal_ids` stands for (equal to the one
+    :func:`legal_plays` lists).  Raises :class:`RulesError` for an int that is no move id
+    of the variant: cards the deck lacks, or that do not read as the id's pattern."""
+    t = _tables(v)
+    if move_id < 0:
+        raise RulesError(f"{move_id} is not a move id")
+    index = move_id >> t.pattern_shift
+    if index >= len(t.patterns):
+        raise RulesError(f"{move_id} is not a move id of {v.name}")
+    pattern = t.patterns[index]
+    width = t.card_width
+    field = (1 << width) - 1
+    fields = move_id & ((1 << t.pattern_shift) - 1)
+    cards: list[Card] = []
+    c = 0
+    while fields:
+        copies = fields & field
+        if copies:
+            cards += [CARDS[c]] * copies
+        fields >>= width
+        c += 1
+    if len(cards) != pattern.size or not fits_deck(v, cards) or pattern not in readings(v, cards):
+        raise RulesError(f"{move_id} is not a move id of {v.name}")
+    return _tuple_new(Play, (tuple(cards), pattern))
+
+
 def count_plays(v: Variant, hand: Sequence[int], last: Sequence[int] | Pattern | Play = ()) -> int:
     """How many distinct plays (the golden-count figure); passing not included."""
     return len(legal_plays(v, hand, last))
@@ -456,5 +538,9 @@ def count_plays(v: Variant, hand: Sequence[int], last: Sequence[int] | Pattern |
 
 #: The pure-Python generator: the reference the compiled core is tested against.
 pure_legal_plays = legal_plays
+pure_legal_ids = legal_ids
+pure_play_from_id = play_from_id
 if native_core is not None:  # the compiled core (patterns.CORE says which is active)
     legal_plays = native_core.legal_plays
+    legal_ids = native_core.legal_ids
+    play_from_id = native_core.play_from_id

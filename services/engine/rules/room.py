@@ -206,8 +206,14 @@ class Room:
         """The variant ``name`` with this room's overrides, for a game of ``rules_version``
         (validated, the score bounds included; :class:`VariantError` names the first bad
         field).  Built once per distinct room and variant."""
-        v = _variant_for(name, json.dumps(self.overrides))
-        check_room(v, self, rules_version)
+        # Kept on the room (a frozen value: the answer cannot change), as
+        # functools.cached_property would: a new game asks once per deal.
+        memo: dict[tuple[str, int], Variant] = self.__dict__.setdefault("_variants", {})
+        v = memo.get((name, rules_version))
+        if v is None:
+            v = _variant_for(name, json.dumps(self.overrides))
+            check_room(v, self, rules_version)
+            memo[name, rules_version] = v
         return v
 
 
