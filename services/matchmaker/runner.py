@@ -34,13 +34,13 @@ from services.engine import rules
 
 from . import bots
 from . import table as table_rules
+from .backends import Conflict
 from .clients import Engine, Replay, Unreachable
 from .outbox import Outbox
 from .priority import BACKGROUND, PLAYING, EngineGate, PeopleFirstThreads, urgent_thread
 from .schedule import Scheduler
 from .settings import RunnerSettings
 from .store import (
-    Conflict,
     Store,
     Write,
     bot_seat,

@@ -29,11 +29,12 @@ from services.common.settings import ServerSettings, SettingsError, from_args
 
 from . import metrics as mm_metrics
 from .access import Access
+from .backends import APPLICATION_NAME
 from .clients import Engine, Replay
 from .runner import Runner
 from .service import MatchmakerServicer, add_to_server
 from .settings import RunnerSettings
-from .store import APPLICATION_NAME, Store
+from .store import Store
 
 ENGINE_ADDR_ENV = "CARDROOM_ENGINE_ADDR"
 REPLAY_ADDR_ENV = "CARDROOM_REPLAY_ADDR"

@@ -18,34 +18,27 @@ import hashlib
 import json
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sqlalchemy import (
-    JSON,
     Connection,
     Engine,
     bindparam,
-    case,
-    create_engine,
     delete,
-    event,
     func,
     insert,
     select,
-    text,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.pool import QueuePool
 
-from services.common.db import _sqlite_on_connect, answers
-from services.common.notify import Announcer
+from services.common.db import answers
 from services.common.wire import TABLE_EVENT_TYPES, matchmaker_pb2, replay_pb2
 
 from . import seating
+from .backends import FIXED, Conflict, backend_for
 from .models import (
     holds,
     outbox,
@@ -56,13 +49,8 @@ from .models import (
     tables,
     tickets,
 )
-from .priority import PeopleFirstLock
 from .table import Effects, Note, Seat, State, Table, close_if_empty
 
-NOTIFY_CHANNEL = "cardroom_mm"
-#: ``application_name`` of every matchmaker session: :meth:`Store.reap_stuck` looks for
-#: stuck sessions of any instance by it.
-APPLICATION_NAME = "cardroom-matchmaker"
 #: Table events one read of a seat's stream returns at most.
 EVENTS_PAGE = 500
 
@@ -75,71 +63,8 @@ _LOAD = select(tables).where(tables.c.table_id == bindparam("p_table_id"))
 _UPDATE = update(tables).where(
     tables.c.table_id == bindparam("p_table_id"), tables.c.seq == bindparam("p_old_seq")
 )
-_FIXED = frozenset({"table_id", "variant", "config", "created_ms"})
 
 
-def _one_statement_write(events: bool, outbox_rows: bool, request: bool = False) -> str:
-    """PostgreSQL: the whole conditional write of a table as one statement, run outside a
-    transaction (a statement is one on its own): the UPDATE, and the event
-    and outbox rows inserted only if the UPDATE matched (data-modifying CTEs share one
-    snapshot and commit or fail together).  One round trip instead of BEGIN, UPDATE, two
-    INSERTs and COMMIT.  The rows come as arrays (one parameter per column).
-
-    ``request``: an Act's request id and answer too; the UPDATE matches only if that id has
-    not landed yet (a statement that sees it commits nothing: a Conflict, and the retry
-    finds the answer), and a concurrent insert of the same id fails the whole statement
-    on the unique key (IntegrityError: a Conflict too)."""
-    sets = ", ".join(
-        f"{c.name} = %({c.name})s" + ("::json" if isinstance(c.type, JSON) else "")
-        for c in tables.c
-        if c.name not in _FIXED
-    )
-    ctes = [
-        f"u AS (UPDATE {tables.name} SET {sets}"
-        " WHERE table_id = %(p_table_id)s AND seq = %(p_old_seq)s"
-        + (
-            f" AND NOT EXISTS (SELECT 1 FROM {requests.name} WHERE table_id = %(p_table_id)s"
-            " AND request_id = %(r_id)s)"
-            if request
-            else ""
-        )
-        + " RETURNING 1)"
-    ]
-    if request:
-        ctes.append(
-            f"r AS (INSERT INTO {requests.name}"
-            " (table_id, request_id, body_hash, response, created_ms)"
-            " SELECT %(p_table_id)s, %(r_id)s, %(r_hash)s, %(r_response)s, %(p_now)s"
-            " WHERE EXISTS (SELECT 1 FROM u))"
-        )
-    if events:
-        ctes.append(
-            f"e AS (INSERT INTO {table_events.name} (table_id, seq, to_seat, body)"
-            " SELECT %(p_table_id)s, x.seq, x.to_seat, x.body FROM unnest(%(e_seq)s::int[],"
-            " %(e_to)s::smallint[], %(e_body)s::bytea[]) AS x(seq, to_seat, body)"
-            " WHERE EXISTS (SELECT 1 FROM u))"
-        )
-    if outbox_rows:
-        ctes.append(
-            f"o AS (INSERT INTO {outbox.name}"
-            " (game_id, first_seq, body, created_ms, next_try_ms, attempts)"
-            " SELECT x.game_id, x.first_seq, x.body, %(p_now)s, %(p_now)s + %(o_delay)s, 0"
-            " FROM unnest(%(o_game)s::text[], %(o_first)s::int[], %(o_body)s::bytea[])"
-            " AS x(game_id, first_seq, body) WHERE EXISTS (SELECT 1 FROM u))"
-        )
-    return "WITH " + ", ".join(ctes) + " SELECT count(*) FROM u"
-
-
-#: The JSON columns of mm_tables, serialised here for the one-statement write.
-_JSON_COLUMNS = frozenset(
-    c.name for c in tables.c if isinstance(c.type, JSON) and c.name not in _FIXED
-)
-_ONE_STATEMENT = {
-    (e, o, r): _one_statement_write(e, o, r)
-    for e in (False, True)
-    for o in (False, True)
-    for r in (False, True)
-}
 _INSERT_EVENTS = insert(table_events)
 _INSERT_OUTBOX = insert(outbox)
 _EVENTS_AFTER = (
@@ -160,10 +85,6 @@ _REQUEST = select(requests).where(
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-class Conflict(Exception):
-    """Another writer moved the table on: nothing was written; reload and decide again."""
 
 
 class HeldError(Exception):
@@ -197,24 +118,6 @@ def event_of(note: Note) -> matchmaker_pb2.TableEvent:
     return table_event(note.type, note.data)
 
 
-def _add_results_statement(postgres: bool) -> Any:
-    """One statement inserts a player's row or adds the game to it (no read-then-write that
-    two instances could race); the last game is the one that ended last."""
-    ins = (postgresql.insert if postgres else sqlite.insert)(player_stats)
-    new, old = ins.excluded, player_stats.c
-    later = new.last_ended_ms >= old.last_ended_ms
-    return ins.on_conflict_do_update(
-        index_elements=[old.player_id, old.family],
-        set_={
-            "games": old.games + new.games,
-            "total": old.total + new.total,
-            "last_game_id": case((later, new.last_game_id), else_=old.last_game_id),
-            "last_score": case((later, new.last_score), else_=old.last_score),
-            "last_ended_ms": case((later, new.last_ended_ms), else_=old.last_ended_ms),
-        },
-    )
-
-
 def pool_key(config: dict[str, Any]) -> str:
     """Tickets wait with others of the same variant, room, timers, bot level and code."""
     same = {k: v for k, v in config.items() if k != "bot_fill_after_ms"}
@@ -240,54 +143,31 @@ class Store:
         #: Seating locks the pool's queued tickets (FOR UPDATE).  Off only in a test that
         #: shows the conditional writes of :meth:`_form` alone still seat nobody twice.
         self.lock_pools = lock_pools
-        self.postgres = engine.dialect.name == "postgresql"
-        self._add_results = _add_results_statement(self.postgres)
-        #: Single-statement reads.  On SQLite every transaction of ``engine`` starts with
-        #: BEGIN IMMEDIATE (the write lock, services/common/db.py), so reads go through an
-        #: engine of their own in autocommit, which WAL lets run beside a writer.  On
-        #: PostgreSQL, autocommit spares each read a BEGIN and a ROLLBACK round trip.
-        self.reader = (
-            engine.execution_options(isolation_level="AUTOCOMMIT")
-            if self.postgres
-            else _sqlite_reader(engine)
-        )
-        self._write_lock = None if self.postgres else PeopleFirstLock()
-        #: The NOTIFY of each table write (``table_id:seq``, the new seq, so that the
-        #: writing instance, which woke its own streams already, can ignore its own echo),
-        #: sent once the write committed (Announcer: not inside the write's transaction).
-        self.announcer = Announcer(engine, NOTIFY_CHANNEL) if self.postgres else None
+        #: What differs between SQLite and PostgreSQL, in one place (backends.py).
+        self.backend = backend_for(engine)
+        #: Single-statement reads (autocommit).
+        self.reader = self.backend.reader
 
     def close(self) -> None:
         """Close every pooled connection (the server stopped)."""
-        if self.announcer is not None:
-            self.announcer.close()
-        self.engine.dispose()
-        if not self.postgres:  # on PostgreSQL the reader shares the engine's pool
-            self.reader.dispose()
+        self.backend.close()
 
     # ------------------------------------------------------------------ helpers
-    @contextlib.contextmanager
-    def _tx(self) -> Iterator[Connection]:
-        """A write transaction.  On SQLite (one writer at a time) this process's writers
-        queue on a lock here rather than in SQLite's busy handler, which sleeps."""
-        if self._write_lock is None:
-            with self.engine.begin() as conn:
-                yield conn
-            return
-        self._write_lock.acquire()
-        try:
-            with self.engine.begin() as conn:
-                yield conn
-        finally:
-            self._write_lock.release()
+    def _tx(self) -> contextlib.AbstractContextManager[Connection]:
+        """A write transaction (on SQLite, this process's writers queue for it here)."""
+        return self.backend.transaction()
 
     def _any(self, query: Any) -> bool:
         with self.reader.connect() as conn:
             return conn.execute(query).first() is not None
 
     def _notify(self, conn: Connection, key: str) -> None:
-        if self.postgres:
-            conn.execute(text("SELECT pg_notify(:c, :k)"), {"c": NOTIFY_CHANNEL, "k": key})
+        self.backend.notify(conn, key)
+
+    def reap_stuck(self, older_ms: int) -> list[int]:
+        """End the database sessions of any instance stuck on their client inside a
+        transaction for over ``older_ms`` (PostgreSQL; backends.PostgresBackend)."""
+        return self.backend.reap_stuck(older_ms)
 
     # ------------------------------------------------------------------ tickets
     def enqueue(
@@ -546,8 +426,7 @@ class Store:
         due (a bot without think time, an auto-play seat), so it keeps the table leased for
         that long instead of every instance's deadline loop claiming it again meanwhile."""
         table = self._write_refilled(table, old_seq, w, hold_ms)
-        if self.announcer is not None:
-            self.announcer.send(f"{table.table_id}:{table.seq}")
+        self.backend.announce(f"{table.table_id}:{table.seq}")
         return table
 
     def _write_refilled(self, table: Table, old_seq: int, w: Write, hold_ms: int) -> Table:
@@ -638,12 +517,14 @@ class Store:
         table.due_ms = table.compute_due()
         due_now = table.due_ms is not None and table.due_ms <= now + 5
         table.lease_ms = now + hold_ms if hold_ms and due_now else 0
-        values = {k: v for k, v in table.values().items() if k not in _FIXED}
+        values = {k: v for k, v in table.values().items() if k not in FIXED}
         values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
         if w.request is not None:
             w.request[3].seq = seq
-        if conn is None and self.postgres and not w.release and not w.results:
-            return self._write_one_statement(table, values, ev_rows, w, now)
+        if conn is None and not w.release and not w.results:
+            done = self.backend.write_in_one_statement(table, values, ev_rows, w, now)
+            if done is not None:
+                return done
         with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
             self._write_rows(conn, table, values, ev_rows, w, now)
         return table
@@ -676,7 +557,7 @@ class Store:
             )  # fmt: skip
         if w.results:
             conn.execute(
-                self._add_results,
+                self.backend.add_results,
                 [
                     {"player_id": r.player_id, "family": r.family, "games": 1,
                      "total": r.score, "last_game_id": r.game_id, "last_score": r.score,
@@ -704,44 +585,6 @@ class Store:
             except IntegrityError:
                 # The same request id won elsewhere meanwhile: this write must not land.
                 raise Conflict(table.table_id) from None
-
-    def _write_one_statement(
-        self,
-        table: Table,
-        values: dict[str, Any],
-        ev_rows: list[dict[str, Any]],
-        w: Write,
-        now: int,
-    ) -> Table:
-        """:meth:`_write` on PostgreSQL in one round trip (:func:`_one_statement_write`)."""
-        params = dict(values)
-        for name in _JSON_COLUMNS:
-            params[name] = json.dumps(params[name])
-        if ev_rows:
-            params["e_seq"] = [r["seq"] for r in ev_rows]
-            params["e_to"] = [r["to_seat"] for r in ev_rows]
-            params["e_body"] = [r["body"] for r in ev_rows]
-        params["p_now"] = now
-        if w.request is not None:
-            _, params["r_id"], params["r_hash"], response = w.request
-            params["r_response"] = response.SerializeToString()
-        if w.outbox:
-            params["o_game"] = [r.game_id for r in w.outbox]
-            params["o_first"] = [r.events[0].envelope.seq for r in w.outbox]
-            params["o_body"] = [r.SerializeToString() for r in w.outbox]
-            params["o_delay"] = w.outbox_delay_ms
-        sql = _ONE_STATEMENT[bool(ev_rows), bool(w.outbox), w.request is not None]
-        try:
-            with self.reader.connect() as conn:
-                matched: int = conn.exec_driver_sql(sql, params).scalar_one()
-        except IntegrityError:
-            if w.request is None:
-                raise
-            # The same request id landed elsewhere meanwhile: this write must not land.
-            raise Conflict(table.table_id) from None
-        if matched != 1:
-            raise Conflict(table.table_id)
-        return table
 
     def claim_due(self, limit: int, lease_ms: int) -> list[str]:
         """Tables with something due and no live lease: leased to this caller for
@@ -952,51 +795,12 @@ class Store:
         return int(row[0]), max(0.0, (now_ms() - int(row[1])) / 1000.0)
 
     # ------------------------------------------------------------------ stuck peers
-    def reap_stuck(self, older_ms: int) -> list[int]:
-        """End the matchmaker sessions (any instance's) that sit inside a transaction waiting
-        on their client for longer than ``older_ms``; their pids.
-
-        ``idle_in_transaction_session_timeout`` ends only a session PostgreSQL sees as idle
-        in a transaction, i.e. after a complete statement.  A client cut off in the middle of
-        an extended-protocol batch (Parse arrived, the rest of a large Bind did not: libpq
-        sends a batch over 8 kB in pieces) leaves its session "active", waiting on
-        ClientRead with no timeout, and one cut off while a result is sent waits on
-        ClientWrite: both keep the transaction's row locks (a table row, so that no instance
-        can claim its deadlines) until TCP notices, which a stopped peer or a stalled proxy
-        never makes it do.  No healthy instance waits on itself that long inside a
-        transaction: this is the idle timeout for those two states."""
-        if not self.postgres:
-            return []
-        with self.reader.connect() as conn:
-            rows = conn.execute(
-                text(
-                    "SELECT pid, pg_terminate_backend(pid) AS ended FROM pg_stat_activity"
-                    " WHERE datname = current_database() AND application_name = :app"
-                    " AND pid <> pg_backend_pid() AND xact_start IS NOT NULL"
-                    " AND state <> 'idle' AND wait_event_type = 'Client'"
-                    " AND state_change < clock_timestamp() - :ms * interval '1 millisecond'"
-                ),
-                {"app": APPLICATION_NAME, "ms": older_ms},
-            ).all()
-        return [int(r.pid) for r in rows if r.ended]
-
     def ping(self) -> bool:
         return answers(self.reader)
 
     def run(self, fn: Callable[[Connection], Any]) -> Any:
         with self._tx() as conn:
             return fn(conn)
-
-
-def _sqlite_reader(engine: Engine) -> Engine:
-    # As many pooled readers as the writer engine has connections (past the pool's size
-    # each checkout would open, set up and close a connection).
-    kwargs: dict[str, Any] = {}
-    if isinstance(engine.pool, QueuePool):
-        kwargs = {"pool_size": engine.pool.size(), "max_overflow": engine.pool.size()}
-    reader = create_engine(engine.url, **kwargs)
-    event.listen(reader, "connect", _sqlite_on_connect)
-    return reader
 
 
 def table_event(kind: str, data: dict[str, Any]) -> matchmaker_pb2.TableEvent:

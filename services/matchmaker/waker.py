@@ -13,7 +13,7 @@ from typing import Any
 from services.common.notify import Notifier
 from services.common.wire import matchmaker_pb2
 
-from .store import NOTIFY_CHANNEL
+from .backends import NOTIFY_CHANNEL
 from .table import Table
 
 #: Table seqs the Waker remembers before it forgets them all (bounded memory; a forgotten

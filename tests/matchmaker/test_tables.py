@@ -18,9 +18,10 @@ from sqlalchemy import func, select
 
 from services.common.db import make_engine
 from services.common.grpc_errors import details
+from services.matchmaker.backends import Conflict
 from services.matchmaker.models import holds, outbox, table_events
 from services.matchmaker.runner import Runner
-from services.matchmaker.store import Conflict, Store, Write
+from services.matchmaker.store import Store, Write
 
 from .conftest import Cluster, data, seated, verify, view_of, wait_for
 from .test_games import Stream, act, enqueue, play_game

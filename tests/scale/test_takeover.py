@@ -16,8 +16,8 @@ import psycopg
 from sqlalchemy import func, select, text
 
 from services.common.db import make_engine
+from services.matchmaker.backends import APPLICATION_NAME
 from services.matchmaker.models import outbox, table_events, tables
-from services.matchmaker.store import APPLICATION_NAME
 
 from .conftest import LEASE_S, Deployment, M
 

@@ -1,0 +1,273 @@
+"""What differs between the two databases the matchmaker's store runs on, in one place: one
+writer per database, as replay's recorders are.
+
+* SQLite: one writer at a time, so this process's writers queue on a people-first lock
+  (priority.PeopleFirstLock) rather than in SQLite's busy handler, which sleeps; reads go
+  through an engine of their own in autocommit, which WAL lets run beside a writer; no
+  NOTIFY (one instance), no peers to reap.
+* PostgreSQL: reads in autocommit on the engine's pool (no BEGIN/ROLLBACK round trips); a
+  table write with no holds to release is one statement (data-modifying CTEs, one round trip
+  instead of five); each committed write is announced by NOTIFY (``table_id:seq``, through
+  an Announcer, after the commit) and seatings by ``pg_notify`` in their transaction; and
+  any instance ends a peer's sessions stuck on their client inside a transaction.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import JSON, Connection, Engine, case, create_engine, event, text
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import QueuePool
+
+from services.common.db import _sqlite_on_connect
+from services.common.notify import Announcer
+
+from .models import outbox, player_stats, requests, table_events, tables
+from .priority import PeopleFirstLock
+from .table import Table
+
+if TYPE_CHECKING:
+    from .store import Write
+
+NOTIFY_CHANNEL = "cardroom_mm"
+#: ``application_name`` of every matchmaker session: PostgresBackend.reap_stuck looks for
+#: stuck sessions of any instance by it.
+APPLICATION_NAME = "cardroom-matchmaker"
+#: The mm_tables columns a write never changes (and does not re-send).
+FIXED = frozenset({"table_id", "variant", "config", "created_ms"})
+
+
+class Conflict(Exception):
+    """Another writer moved the table on: nothing was written; reload and decide again."""
+
+
+def add_results_statement(postgres: bool) -> Any:
+    """One statement inserts a player's row or adds the game to it (no read-then-write that
+    two instances could race); the last game is the one that ended last."""
+    ins = (postgresql.insert if postgres else sqlite.insert)(player_stats)
+    new, old = ins.excluded, player_stats.c
+    later = new.last_ended_ms >= old.last_ended_ms
+    return ins.on_conflict_do_update(
+        index_elements=[old.player_id, old.family],
+        set_={
+            "games": old.games + new.games,
+            "total": old.total + new.total,
+            "last_game_id": case((later, new.last_game_id), else_=old.last_game_id),
+            "last_score": case((later, new.last_score), else_=old.last_score),
+            "last_ended_ms": case((later, new.last_ended_ms), else_=old.last_ended_ms),
+        },
+    )
+
+
+class SqliteBackend:
+    postgres = False
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.reader = _sqlite_reader(engine)
+        self._lock = PeopleFirstLock()
+        self.add_results = add_results_statement(postgres=False)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        self._lock.acquire()
+        try:
+            with self.engine.begin() as conn:
+                yield conn
+        finally:
+            self._lock.release()
+
+    def notify(self, conn: Connection, key: str) -> None:
+        """Nothing: one instance, whose own streams are woken in memory."""
+
+    def announce(self, key: str) -> None:
+        """Nothing (as :meth:`notify`)."""
+
+    def write_in_one_statement(self, *args: Any) -> Table | None:
+        return None  # the transaction's statements, in turn
+
+    def reap_stuck(self, older_ms: int) -> list[int]:
+        return []
+
+    def close(self) -> None:
+        self.engine.dispose()
+        self.reader.dispose()
+
+
+class PostgresBackend:
+    postgres = True
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.reader = engine.execution_options(isolation_level="AUTOCOMMIT")
+        self.add_results = add_results_statement(postgres=True)
+        #: The NOTIFY of each table write (``table_id:seq``, the new seq, so that the
+        #: writing instance, which woke its own streams already, can ignore its own echo),
+        #: sent once the write committed (not inside the write's transaction).
+        self.announcer = Announcer(engine, NOTIFY_CHANNEL)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        with self.engine.begin() as conn:
+            yield conn
+
+    def notify(self, conn: Connection, key: str) -> None:
+        conn.execute(text("SELECT pg_notify(:c, :k)"), {"c": NOTIFY_CHANNEL, "k": key})
+
+    def announce(self, key: str) -> None:
+        self.announcer.send(key)
+
+    def write_in_one_statement(
+        self,
+        table: Table,
+        values: dict[str, Any],
+        ev_rows: list[dict[str, Any]],
+        w: Write,
+        now: int,
+    ) -> Table:
+        """The whole conditional write in one round trip (:func:`_one_statement_write`)."""
+        params = dict(values)
+        for name in _JSON_COLUMNS:
+            params[name] = json.dumps(params[name])
+        if ev_rows:
+            params["e_seq"] = [r["seq"] for r in ev_rows]
+            params["e_to"] = [r["to_seat"] for r in ev_rows]
+            params["e_body"] = [r["body"] for r in ev_rows]
+        params["p_now"] = now
+        if w.request is not None:
+            _, params["r_id"], params["r_hash"], response = w.request
+            params["r_response"] = response.SerializeToString()
+        if w.outbox:
+            params["o_game"] = [r.game_id for r in w.outbox]
+            params["o_first"] = [r.events[0].envelope.seq for r in w.outbox]
+            params["o_body"] = [r.SerializeToString() for r in w.outbox]
+            params["o_delay"] = w.outbox_delay_ms
+        sql = _ONE_STATEMENT[bool(ev_rows), bool(w.outbox), w.request is not None]
+        try:
+            with self.reader.connect() as conn:
+                matched: int = conn.exec_driver_sql(sql, params).scalar_one()
+        except IntegrityError:
+            if w.request is None:
+                raise
+            # The same request id landed elsewhere meanwhile: this write must not land.
+            raise Conflict(table.table_id) from None
+        if matched != 1:
+            raise Conflict(table.table_id)
+        return table
+
+    def reap_stuck(self, older_ms: int) -> list[int]:
+        """End the matchmaker sessions (any instance's) that sit inside a transaction waiting
+        on their client for longer than ``older_ms``; their pids.
+
+        ``idle_in_transaction_session_timeout`` ends only a session PostgreSQL sees as idle
+        in a transaction, i.e. after a complete statement.  A client cut off in the middle of
+        an extended-protocol batch (Parse arrived, the rest of a large Bind did not: libpq
+        sends a batch over 8 kB in pieces) leaves its session "active", waiting on
+        ClientRead with no timeout, and one cut off while a result is sent waits on
+        ClientWrite: both keep the transaction's row locks (a table row, so that no instance
+        can claim its deadlines) until TCP notices, which a stopped peer or a stalled proxy
+        never makes it do.  No healthy instance waits on itself that long inside a
+        transaction: this is the idle timeout for those two states."""
+        with self.reader.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT pid, pg_terminate_backend(pid) AS ended FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND application_name = :app"
+                    " AND pid <> pg_backend_pid() AND xact_start IS NOT NULL"
+                    " AND state <> 'idle' AND wait_event_type = 'Client'"
+                    " AND state_change < clock_timestamp() - :ms * interval '1 millisecond'"
+                ),
+                {"app": APPLICATION_NAME, "ms": older_ms},
+            ).all()
+        return [int(r.pid) for r in rows if r.ended]
+
+    def close(self) -> None:
+        self.announcer.close()
+        self.engine.dispose()
+
+
+Backend = SqliteBackend | PostgresBackend
+
+
+def backend_for(engine: Engine) -> Backend:
+    return PostgresBackend(engine) if engine.dialect.name == "postgresql" else SqliteBackend(engine)
+
+
+def _one_statement_write(events: bool, outbox_rows: bool, request: bool = False) -> str:
+    """PostgreSQL: the whole conditional write of a table as one statement, run outside a
+    transaction (a statement is one on its own): the UPDATE, and the event
+    and outbox rows inserted only if the UPDATE matched (data-modifying CTEs share one
+    snapshot and commit or fail together).  One round trip instead of BEGIN, UPDATE, two
+    INSERTs and COMMIT.  The rows come as arrays (one parameter per column).
+
+    ``request``: an Act's request id and answer too; the UPDATE matches only if that id has
+    not landed yet (a statement that sees it commits nothing: a Conflict, and the retry
+    finds the answer), and a concurrent insert of the same id fails the whole statement
+    on the unique key (IntegrityError: a Conflict too)."""
+    sets = ", ".join(
+        f"{c.name} = %({c.name})s" + ("::json" if isinstance(c.type, JSON) else "")
+        for c in tables.c
+        if c.name not in FIXED
+    )
+    ctes = [
+        f"u AS (UPDATE {tables.name} SET {sets}"
+        " WHERE table_id = %(p_table_id)s AND seq = %(p_old_seq)s"
+        + (
+            f" AND NOT EXISTS (SELECT 1 FROM {requests.name} WHERE table_id = %(p_table_id)s"
+            " AND request_id = %(r_id)s)"
+            if request
+            else ""
+        )
+        + " RETURNING 1)"
+    ]
+    if request:
+        ctes.append(
+            f"r AS (INSERT INTO {requests.name}"
+            " (table_id, request_id, body_hash, response, created_ms)"
+            " SELECT %(p_table_id)s, %(r_id)s, %(r_hash)s, %(r_response)s, %(p_now)s"
+            " WHERE EXISTS (SELECT 1 FROM u))"
+        )
+    if events:
+        ctes.append(
+            f"e AS (INSERT INTO {table_events.name} (table_id, seq, to_seat, body)"
+            " SELECT %(p_table_id)s, x.seq, x.to_seat, x.body FROM unnest(%(e_seq)s::int[],"
+            " %(e_to)s::smallint[], %(e_body)s::bytea[]) AS x(seq, to_seat, body)"
+            " WHERE EXISTS (SELECT 1 FROM u))"
+        )
+    if outbox_rows:
+        ctes.append(
+            f"o AS (INSERT INTO {outbox.name}"
+            " (game_id, first_seq, body, created_ms, next_try_ms, attempts)"
+            " SELECT x.game_id, x.first_seq, x.body, %(p_now)s, %(p_now)s + %(o_delay)s, 0"
+            " FROM unnest(%(o_game)s::text[], %(o_first)s::int[], %(o_body)s::bytea[])"
+            " AS x(game_id, first_seq, body) WHERE EXISTS (SELECT 1 FROM u))"
+        )
+    return "WITH " + ", ".join(ctes) + " SELECT count(*) FROM u"
+
+
+#: The JSON columns of mm_tables, serialised here for the one-statement write.
+_JSON_COLUMNS = frozenset(
+    c.name for c in tables.c if isinstance(c.type, JSON) and c.name not in FIXED
+)
+_ONE_STATEMENT = {
+    (e, o, r): _one_statement_write(e, o, r)
+    for e in (False, True)
+    for o in (False, True)
+    for r in (False, True)
+}
+
+
+def _sqlite_reader(engine: Engine) -> Engine:
+    # As many pooled readers as the writer engine has connections (past the pool's size
+    # each checkout would open, set up and close a connection).
+    kwargs: dict[str, Any] = {}
+    if isinstance(engine.pool, QueuePool):
+        kwargs = {"pool_size": engine.pool.size(), "max_overflow": engine.pool.size()}
+    reader = create_engine(engine.url, **kwargs)
+    event.listen(reader, "connect", _sqlite_on_connect)
+    return reader
