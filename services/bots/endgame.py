@@ -57,8 +57,12 @@ class Endgame:
         found = self._moves.get(key)
         if found is not None:
             return found
+        # suits turn with the rank, so that no run of one card per rank reads as a straight
+        # flush: a rank count says nothing of suits (the counting takes flushes as unknown)
         cards = [
-            r * 4 + k % 4 if r < 13 else 52 + r - 13 for r in range(15) for k in range(hand[r])
+            r * 4 + (r + k) % 4 if r < 13 else 52 + r - 13
+            for r in range(15)
+            for k in range(hand[r])
         ]
         out: list[tuple[Hand, Pattern]] = []
         seen: set[tuple[Kind, int, int]] = set()

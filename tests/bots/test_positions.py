@@ -54,10 +54,11 @@ def test_exact_endgame_win_through_a_follow() -> None:
 
 def test_a_farmer_lets_his_partners_winning_play_stand() -> None:
     # Landlord led 3s and holds one card; partner (seat 1) took it with BJ, which only RJ
-    # beats: seat 2 holds RJ and must not beat its partner.
+    # beats: seat 2 holds RJ and must not beat its partner.  (With 44 instead of 4h 6d, RJ
+    # then 44 would be a certain win too: see tests/bots/test_tactics.py.)
     state = position(
         "doudizhu3",
-        ["3s 9c", "BJ 5c 6c 7c", "RJ 4h 4d"],
+        ["3s 9c", "BJ 5c 6c 7c", "RJ 4h 6d"],
         [Bid(0, 3), PlayCards(0, P("3s")), PlayCards(1, P("BJ"))],
     )
     for level in ("normal", "hard"):
