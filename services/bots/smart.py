@@ -30,12 +30,11 @@ from collections.abc import Sequence
 from services.engine import rules
 from services.engine.rules import Kind, Pattern, Play
 from services.engine.rules.cards import RANK_OF
-from services.engine.rules.patterns import bomb_pattern, rocket_pattern
 
 from .base import Bot
 from .counting import Threats
 from .endgame import Endgame
-from .hand import Analyzer, Group, Split, group_value
+from .hand import Analyzer, Group, Split, body_kind, group_pattern, group_value
 from .observe import Observation
 from .tactics import Tactics
 
@@ -96,7 +95,7 @@ class NormalBot(Bot):
             return None
         if not found:
             return None
-        want = _body_kind(g)
+        want = body_kind(g)
         chosen = next((p for p in found if p.kind is want), None)
         if chosen is None:
             chosen = rules.preferred(found)
@@ -114,13 +113,7 @@ class NormalBot(Bot):
         return min(o.counts[s] for s in o.enemies())
 
     def group_pattern(self, g: Group) -> Pattern:
-        """The pattern ``g`` plays as (kickers aside: what counting needs)."""
-        v = self.variant
-        if g.kind is Kind.ROCKET:
-            return rocket_pattern(v)
-        if g.kind is Kind.BOMB:
-            return bomb_pattern(v, g.top, g.unit)
-        return Pattern(_body_kind(g), g.top, len(g.ranks), g.size, False, g.top)
+        return group_pattern(self.variant, g)
 
     # ------------------------------------------------------------------ bidding
     def bid(self, o: Observation) -> int:
@@ -134,7 +127,7 @@ class NormalBot(Bot):
     def play(self, o: Observation) -> Play | None:
         """A certain play when there is one (:mod:`.tactics`), else the heuristic's."""
         self.threats = Threats(o)
-        self.tactics = Tactics(o, self.threats, self.endgame)
+        self.tactics = Tactics(o, self.threats, self.endgame, self.an)
         if o.must_hold is None:
             last = o.last.pattern if o.last is not None else ()
             sure = self.tactics.certain(rules.legal_plays(self.variant, o.hand, last))
@@ -252,18 +245,6 @@ class NormalBot(Bot):
             if threat or rest.plays <= 1:
                 return bomb
         return None
-
-
-def _body_kind(g: Group) -> Kind:
-    if g.kind is Kind.TRIPLE and g.wings:
-        if g.wing_unit == 2:
-            return Kind.TRIPLE_PAIR
-        return Kind.TRIPLE_SINGLE if len(g.wings) == 1 else Kind.TRIPLE_TWO
-    if g.kind is Kind.TRIPLE_CHAIN and g.wings:
-        if g.wing_unit == 2:
-            return Kind.PLANE_PAIR
-        return Kind.PLANE_SINGLE if len(g.wings) == len(g.ranks) else Kind.PLANE_TWO
-    return g.kind
 
 
 #: The endgame search starts when the seats hold this many cards in all (3, 4 players).
@@ -400,5 +381,5 @@ class HardBot(NormalBot):
     def show_hand(self, o: Observation) -> bool:
         if self.split(o.hand).score >= SHOW_SCORE:
             return True
-        tactics = Tactics(o, Threats(o), self.endgame)
+        tactics = Tactics(o, Threats(o), self.endgame, self.an)
         return tactics.sure_lead(tuple(rules.rank_counts(o.hand)))

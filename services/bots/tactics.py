@@ -37,12 +37,17 @@ from services.engine.rules.cards import RANK_OF
 
 from .counting import Threats
 from .endgame import Endgame, Hand
+from .hand import Analyzer, group_pattern
 from .observe import Observation
 
 #: An enemy holding this many cards or fewer is about to go out.
 CLOSE = 2
 #: Positions the search for a sequence of unbeatable plays may visit per decision.
 SURE_BUDGET = 400
+#: The search runs only on a hand whose best split (:mod:`.hand`) has at most this many
+#: groups an enemy may beat: a cheap gate (the split is memoised) that keeps the search off
+#: the many hands far from going out, at the price of a rare sequence the split misses.
+SURE_GATE = 2
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -60,10 +65,13 @@ class _Spent(Exception):
 class Tactics:
     """The certain plays of one decision (built per decision: it reads one observation)."""
 
-    def __init__(self, o: Observation, threats: Threats, endgame: Endgame) -> None:
+    def __init__(
+        self, o: Observation, threats: Threats, endgame: Endgame, analyzer: Analyzer
+    ) -> None:
         self.o = o
         self.threats = threats
         self.endgame = endgame
+        self.analyzer = analyzer
         self.enemies = o.enemies()
         self.close = tuple(s for s in self.enemies if 0 < o.counts[s] <= CLOSE)
         self._sure: dict[Hand, bool] = {}
@@ -84,6 +92,11 @@ class Tactics:
         """Whether leading from ``hand`` (rank counts) wins whatever the unseen cards are: a
         play no enemy can beat, then the same from the rest, until the hand is one play.  Runs
         out of its budget into False (not known to be certain)."""
+        v = self.o.variant
+        split = self.analyzer.split(hand)
+        beatable = sum(1 for g in split.groups if not self.is_control(group_pattern(v, g)))
+        if beatable > SURE_GATE:
+            return False
         try:
             return self._sure_lead(hand)
         except _Spent:
