@@ -147,3 +147,19 @@ def test_the_endgame_worlds_respect_what_is_known() -> None:
         # every card of the deck once: the other hands are dealt from what is out
         total = [sum(h[r] for h in world) for r in range(15)]
         assert total == [4] * 13 + [1, 1]
+
+
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_a_long_straight_is_led_before_a_lone_low_card(level: str) -> None:
+    # A person's report (issue 28): a zsy1 bot led a lone 6c holding a long straight and
+    # never got the lead back.  Seat 0 opens holding 3-Q and the 6c: the straight first (few
+    # hands can answer ten cards), the 6c after.
+    mine = P("3s 4h 5h 6h 7d 8d 9s Ts Js Qs 6c")
+    rest = [c for c in rules.variant("zhengshangyou1").deck if c not in mine]
+    rest = sorted(rest)
+    hands = [rules.format_cards(mine)] + [rules.format_cards(rest[i::3][:13]) for i in range(3)]
+    state = position("zhengshangyou1", hands, [])
+    assert state.turn == 0
+    for seed in ("a", "b", "pos"):
+        action = make_bot(level, state.variant, seed).act(rules.seat_view(state, 0))
+        assert isinstance(action, PlayCards) and len(action.cards) >= 9, (seed, action)
