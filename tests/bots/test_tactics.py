@@ -31,12 +31,12 @@ def position(name: str, hands: list[str], moves: list[Action], bottom: str = "")
     return state
 
 
-def cards_of(action: Action) -> frozenset[rules.Card]:
+def cards_of(action: Action) -> frozenset[int]:
     """A play's cards (empty: a pass)."""
     return frozenset(action.cards) if isinstance(action, PlayCards) else frozenset()
 
 
-def answers(state: rules.GameState) -> dict[tuple[str, str], frozenset[rules.Card]]:
+def answers(state: rules.GameState) -> dict[tuple[str, str], frozenset[int]]:
     """Every (level, seed)'s answer, each checked legal."""
     seat = state.turn
     assert seat is not None
