@@ -5,11 +5,12 @@ beat, letting a partner go out, stopping an enemy about to go out, keeping bombs
 heuristics below decide only when there is none.
 
 ``normal`` splits its hand into the fewest plays and plays by the split: it leads its weakest
-group (the lowest-valued one, more cards first), follows with the play that leaves the best
-split — and only when that split is no worse than passing, unless an enemy is close to going
-out — keeps bombs for a threat or a finish, never beats a Dou Dizhu partner's play unless it
-goes out with it, blocks an enemy holding one or two cards (no lead he may beat when it has
-another, the highest single played against him), and bids from the split's score.
+group (the lowest-valued one, each card past the first lowering the value), follows with the
+play that leaves the best split — and only when that split is no worse than passing, unless
+an enemy is close to going out — keeps bombs for a threat or a finish, never beats a Dou
+Dizhu partner's play unless it goes out with it, blocks an enemy holding one or two cards (no
+lead he may beat when it has another, the highest single played against him), and bids from
+the split's score.
 
 ``hard`` adds card counting (:mod:`.counting`): a group no enemy can beat, given the cards
 still out and every seat's count, is a *control*.  It leads the weakest group that is not a
@@ -175,7 +176,8 @@ class NormalBot(Bot):
         return found
 
     def lead_key(self, o: Observation, g: Group) -> tuple[float, ...]:
-        """Smaller leads first: the weakest group, more cards before fewer."""
+        """Smaller leads first: the weakest group (long ones weigh less), more cards before
+        fewer; any group an enemy about to go out may beat after every other."""
         bad = 0.0
         if self.tactics.close and not self.tactics.blocks(self.group_pattern(g)):
             bad = 1.0  # an enemy about to go out may beat it
