@@ -4,9 +4,10 @@
     bot = make_bot("hard", variant, seed="any string")   # a Variant or its name
     action = bot.act(rules.seat_view(state, seat))      # an Action for view.seat
 
-Levels: ``easy`` (the auto-play policy), ``normal`` (hand decomposition), ``hard`` (card
-counting, certain wins, an endgame search).  Pure: this package imports the rules library
-and the standard library only; a bot's only input is the view.
+Levels: ``easy`` (the auto-play policy), ``normal`` (certain plays first, then hand
+decomposition), ``hard`` (the same with card counting and an endgame search).  Pure: this
+package imports the rules library and the standard library only; a bot's only input is the
+view.
 """
 
 from __future__ import annotations

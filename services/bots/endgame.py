@@ -57,8 +57,12 @@ class Endgame:
         found = self._moves.get(key)
         if found is not None:
             return found
+        # suits turn with the rank, so that no run of one card per rank reads as a straight
+        # flush: a rank count says nothing of suits (the counting takes flushes as unknown)
         cards = [
-            r * 4 + k % 4 if r < 13 else 52 + r - 13 for r in range(15) for k in range(hand[r])
+            r * 4 + (r + k) % 4 if r < 13 else 52 + r - 13
+            for r in range(15)
+            for k in range(hand[r])
         ]
         out: list[tuple[Hand, Pattern]] = []
         seen: set[tuple[Kind, int, int]] = set()
@@ -88,7 +92,11 @@ class Endgame:
         rng: random.Random,
     ) -> list[int] | None:
         """For each candidate (None: pass) the number of sampled worlds it wins, or None
-        when the search ran out of its node budget."""
+        when no world could be solved within the node budget.
+
+        Each world gets an even share of what is left of the budget (a world solved early
+        leaves more to the next); a world that runs out of its share is left out for every
+        candidate, so the counts always compare the candidates on the same worlds."""
         n = o.players
         mine = [s == o.seat or o.is_partner(s) for s in range(n)]
         deals = [self.sample(o, rng) for _ in range(worlds)]
@@ -97,37 +105,49 @@ class Endgame:
         hand = tuple(rules.rank_counts(o.hand))
         last = o.last.pattern if o.last is not None else None
         wins = [0] * len(candidates)
-        search = _Search(self, mine, n, budget)
-        try:
-            for deal in deals:
-                assert deal is not None
-                hands = list(deal)
-                hands[o.seat] = hand
-                search.memo.clear()
-                for i, cand in enumerate(candidates):
-                    if cand is None:
-                        assert last is not None and o.last_seat is not None
-                        passes = _passes(o) + 1
-                        if passes == n - 1:
-                            won = search.win(tuple(hands), o.last_seat, None, o.last_seat, 0)
-                        else:
-                            won = search.win(
-                                tuple(hands), (o.seat + 1) % n, last, o.last_seat, passes
-                            )
-                    else:
-                        after = list(hand)
-                        for c in cand.cards:
-                            after[13 + (c == 53) if c >= 52 else c >> 2] -= 1
-                        if not any(after):
-                            won = True
-                        else:
-                            hs = list(hands)
-                            hs[o.seat] = tuple(after)
-                            won = search.win(tuple(hs), (o.seat + 1) % n, cand.pattern, o.seat, 0)
-                    wins[i] += won
-        except OutOfBudget:
-            return None
-        return wins
+        solved = 0
+        left = budget
+        for k, deal in enumerate(deals):
+            assert deal is not None
+            hands = list(deal)
+            hands[o.seat] = hand
+            share = left // (len(deals) - k)
+            search = _Search(self, mine, n, share)
+            try:
+                won = [self._root(search, o, hand, hands, last, cand) for cand in candidates]
+            except OutOfBudget:
+                won = None
+            left -= share - max(search.budget, 0)
+            if won is not None:
+                solved += 1
+                wins = [w + x for w, x in zip(wins, won, strict=True)]
+        return wins if solved else None
+
+    def _root(
+        self,
+        search: _Search,
+        o: Observation,
+        hand: Hand,
+        hands: list[Hand],
+        last: Pattern | None,
+        cand: rules.Play | None,
+    ) -> bool:
+        """Whether ``cand`` (None: pass) wins the world ``hands``."""
+        n = o.players
+        if cand is None:
+            assert last is not None and o.last_seat is not None
+            passes = _passes(o) + 1
+            if passes == n - 1:
+                return search.win(tuple(hands), o.last_seat, None, o.last_seat, 0)
+            return search.win(tuple(hands), (o.seat + 1) % n, last, o.last_seat, passes)
+        after = list(hand)
+        for c in cand.cards:
+            after[13 + (c == 53) if c >= 52 else c >> 2] -= 1
+        if not any(after):
+            return True
+        hs = list(hands)
+        hs[o.seat] = tuple(after)
+        return search.win(tuple(hs), (o.seat + 1) % n, cand.pattern, o.seat, 0)
 
     def sample(self, o: Observation, rng: random.Random) -> list[Hand] | None:
         """One deal of the unseen cards to the other seats, or None if none fits."""

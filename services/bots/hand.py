@@ -25,7 +25,8 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from services.engine import rules
-from services.engine.rules import Kind
+from services.engine.rules import Kind, Pattern
+from services.engine.rules.patterns import bomb_pattern, rocket_pattern
 
 ACE, TWO, BJ, RJ = 11, 12, 13, 14
 _MEMO_LIMIT = 50_000
@@ -57,6 +58,28 @@ class Group(NamedTuple):
         for r in self.wings:
             counts[r] += self.wing_unit
         return counts
+
+
+def body_kind(g: Group) -> Kind:
+    """The kind ``g`` plays as (its kickers decide among the triple and plane kinds)."""
+    if g.kind is Kind.TRIPLE and g.wings:
+        if g.wing_unit == 2:
+            return Kind.TRIPLE_PAIR
+        return Kind.TRIPLE_SINGLE if len(g.wings) == 1 else Kind.TRIPLE_TWO
+    if g.kind is Kind.TRIPLE_CHAIN and g.wings:
+        if g.wing_unit == 2:
+            return Kind.PLANE_PAIR
+        return Kind.PLANE_SINGLE if len(g.wings) == len(g.ranks) else Kind.PLANE_TWO
+    return g.kind
+
+
+def group_pattern(v: rules.Variant, g: Group) -> Pattern:
+    """The pattern ``g`` plays as (what counting needs: kind, key rank and size)."""
+    if g.kind is Kind.ROCKET:
+        return rocket_pattern(v)
+    if g.kind is Kind.BOMB:
+        return bomb_pattern(v, g.top, g.unit)
+    return Pattern(body_kind(g), g.top, len(g.ranks), g.size, False, g.top)
 
 
 # A search result: plays, score, the chains taken (planes aside) and the leaf reached

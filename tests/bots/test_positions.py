@@ -54,10 +54,11 @@ def test_exact_endgame_win_through_a_follow() -> None:
 
 def test_a_farmer_lets_his_partners_winning_play_stand() -> None:
     # Landlord led 3s and holds one card; partner (seat 1) took it with BJ, which only RJ
-    # beats: seat 2 holds RJ and must not beat its partner.
+    # beats: seat 2 holds RJ and must not beat its partner.  (With 44 instead of 4h 6d, RJ
+    # then 44 would be a certain win too: see tests/bots/test_tactics.py.)
     state = position(
         "doudizhu3",
-        ["3s 9c", "BJ 5c 6c 7c", "RJ 4h 4d"],
+        ["3s 9c", "BJ 5c 6c 7c", "RJ 4h 6d"],
         [Bid(0, 3), PlayCards(0, P("3s")), PlayCards(1, P("BJ"))],
     )
     for level in ("normal", "hard"):
@@ -146,3 +147,19 @@ def test_the_endgame_worlds_respect_what_is_known() -> None:
         # every card of the deck once: the other hands are dealt from what is out
         total = [sum(h[r] for h in world) for r in range(15)]
         assert total == [4] * 13 + [1, 1]
+
+
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_a_long_straight_is_led_before_a_lone_low_card(level: str) -> None:
+    # A person's report (issue 28): a zsy1 bot led a lone 6c holding a long straight and
+    # never got the lead back.  Seat 0 opens holding 3-Q and the 6c: the straight first (few
+    # hands can answer ten cards), the 6c after.
+    mine = P("3s 4h 5h 6h 7d 8d 9s Ts Js Qs 6c")
+    rest = [c for c in rules.variant("zhengshangyou1").deck if c not in mine]
+    rest = sorted(rest)
+    hands = [rules.format_cards(mine)] + [rules.format_cards(rest[i::3][:13]) for i in range(3)]
+    state = position("zhengshangyou1", hands, [])
+    assert state.turn == 0
+    for seed in ("a", "b", "pos"):
+        action = make_bot(level, state.variant, seed).act(rules.seat_view(state, 0))
+        assert isinstance(action, PlayCards) and len(action.cards) >= 9, (seed, action)
