@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 .PHONY: install run test lint types pytest bench clean proto buf apidoc
 
 # setup.py and the .pyx: the optional compiled rules core, rebuilt when they change.
-$(STAMP): pyproject.toml setup.py services/engine/rules/_native.pyx
+$(STAMP): pyproject.toml setup.py services/rules/_native.pyx
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -76,4 +76,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache .hypothesis
-	rm -f services/engine/rules/_native.c services/engine/rules/_native.*.so services/engine/rules/_native.html
+	rm -f services/rules/_native.c services/rules/_native.*.so services/rules/_native.html

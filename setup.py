@@ -1,4 +1,4 @@
-"""The optional compiled rules core (services/engine/rules/_native.pyx, Cython).
+"""The optional compiled rules core (services/rules/_native.pyx, Cython).
 
 Everything else about the package is in pyproject.toml.  When Cython or a C compiler is
 missing, or the build fails, the install goes on with the pure-Python core (one line says so);
@@ -51,8 +51,8 @@ def extensions() -> list[Extension]:
         note("Cython is not installed")
         return []
     ext = Extension(
-        "services.engine.rules._native",
-        ["services/engine/rules/_native.pyx"],
+        "services.rules._native",
+        ["services/rules/_native.pyx"],
         extra_compile_args=["-O2"],
         optional=True,
     )

@@ -23,9 +23,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from services import rules
 from services.arena.cli import run, summarize
 from services.bots import make_bot
-from services.engine import rules
 
 from .common import Context, Table, progress
 from .rules_bench import VARIANT_NAMES

@@ -23,7 +23,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from services.engine.rules.cards import RANK_OF
+from services.rules.cards import RANK_OF
 
 #: DouZero's value of each of our rank indices (3..A, 2, BJ, RJ).
 DOUZERO_RANK = (3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 17, 20, 30)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from services.engine import rules
+from services import rules
 
 from . import douzero_adapter
 from .common import Context, Table, fmt_rate, fmt_ratio, progress, rate, time_reps

@@ -29,7 +29,7 @@ from importlib.metadata import PackageNotFoundError, version
 from itertools import pairwise
 from typing import Any
 
-from services.engine import rules
+from services import rules
 from services.engine.game_cli import play_out
 
 from .common import Context, Table, fmt_int, fmt_rate, fmt_ratio, progress, rate, timed

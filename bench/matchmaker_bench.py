@@ -31,6 +31,7 @@ from typing import Any
 
 import grpc
 
+from services import rules
 from services.common.db import make_engine
 from services.common.migrate import upgrade
 from services.common.wire import (
@@ -39,7 +40,7 @@ from services.common.wire import (
     matchmaker_pb2,
     matchmaker_pb2_grpc,
 )
-from services.engine import rules, tokens
+from services.engine import tokens
 from services.matchmaker.service import config_of
 from services.matchmaker.store import Store
 

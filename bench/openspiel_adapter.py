@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from services.engine.rules.cards import NUM_RANKS, RANK_OF
+from services.rules.cards import NUM_RANKS, RANK_OF
 
 #: Our rank (0..14: 3..A, 2, BJ, RJ) → OpenSpiel's card ids of that rank.
 _CARDS_OF_RANK = (*(tuple(s * 13 + r for s in range(4)) for r in range(13)), (52,), (53,))

@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from services.engine import rules
-from services.engine.rules.cards import RANK_OF
+from services import rules
+from services.rules.cards import RANK_OF
 
 from . import openspiel_adapter
 from .common import Context, Table, fmt_int, fmt_rate, fmt_ratio, progress, rate, time_reps

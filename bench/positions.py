@@ -17,8 +17,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from services.engine import rules
-from services.engine.rules.cards import CARDS
+from services import rules
+from services.rules.cards import CARDS
 
 from .common import Context, progress
 

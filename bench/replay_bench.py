@@ -47,10 +47,10 @@ from sqlalchemy import (
     text,
 )
 
+from services import rules
 from services.common.db import make_engine, normalize_url
 from services.common.migrate import upgrade
 from services.common.wire import CAUSE_OF_BY, event_message, header_message
-from services.engine import rules
 from services.engine.game_cli import play_out
 from services.replay.events import prepare_append
 from services.replay.games import ReplayGames

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from services.engine import rules
-from services.engine.rules import moves, patterns
+from services import rules
+from services.rules import moves, patterns
 
 from .common import Context, Table, fmt_int, fmt_rate, progress, rate, time_reps
 from .positions import Position, PositionSet, position_set
@@ -115,7 +115,7 @@ def rules_section(ctx: Context) -> list[Table]:
         "`last`.  moves/pos: plays listed per position (passing not counted).  card sets: a",
         "fixed sample of the cards of every play those hands can make (and of each `last`),",
         "each classified by rules.classify(v, cards).  core: compiled is the Cython module",
-        "(services/engine/rules/_native.pyx), pure the Python reference (moves.pure_legal_plays,",
+        "(services/rules/_native.pyx), pure the Python reference (moves.pure_legal_plays,",
         "patterns.pure_classify), timed in the same process, interleaved.",
     ]
     return [table]

@@ -55,7 +55,7 @@ def _number(lo: float, hi: float) -> Callable[[str], float]:
 
 def _variant_name(text: str) -> str:
     """An argparse type: a variant's name or alias (the rules are imported only to check)."""
-    from services.engine.rules import VariantError, variant
+    from services.rules import VariantError, variant
 
     try:
         variant(text)

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
+from services import rules
 from services.common.console import fail
-from services.engine import rules
 
 from .match import GameResult, Match
 from .stats import mean_interval, wilson

@@ -15,9 +15,9 @@ import hashlib
 from collections.abc import Iterable
 from typing import Protocol
 
+from services import rules
 from services.bots import make_bot
-from services.engine import rules
-from services.engine.rules import Action, Bid, GameState
+from services.rules import Action, Bid, GameState
 
 
 class Agent(Protocol):

@@ -26,9 +26,9 @@ from collections import Counter
 from types import SimpleNamespace
 from typing import Any
 
-from services.engine import rules
-from services.engine.rules import Action, GameState, Pass, PlayCards
-from services.engine.rules.cards import RANK_OF
+from services import rules
+from services.rules import Action, GameState, Pass, PlayCards
+from services.rules.cards import RANK_OF
 
 from .match import numeric_seed
 

@@ -12,7 +12,7 @@ view.
 
 from __future__ import annotations
 
-from services.engine import rules
+from services import rules
 
 from .base import Bot
 from .easy import EasyBot

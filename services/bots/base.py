@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import random
 
-from services.engine import rules
-from services.engine.rules import Action, Bid, Pass, PlayCards, ShowHand
+from services import rules
+from services.rules import Action, Bid, Pass, PlayCards, ShowHand
 
 from .observe import Observation, observe
 

@@ -9,11 +9,11 @@ are known to sit in the landlord's hand until he plays them.  A seat may hold an
 
 from __future__ import annotations
 
-from services.engine import rules
-from services.engine.rules import Kind, Pattern
-from services.engine.rules.cards import RANK_OF
-from services.engine.rules.kinds import SHAPES
-from services.engine.rules.patterns import bomb_pattern
+from services import rules
+from services.rules import Kind, Pattern
+from services.rules.cards import RANK_OF
+from services.rules.kinds import SHAPES
+from services.rules.patterns import bomb_pattern
 
 from .observe import Observation
 

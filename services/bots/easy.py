@@ -3,7 +3,7 @@ plays as ``rules.autoplay_action`` makes for the seat."""
 
 from __future__ import annotations
 
-from services.engine import rules
+from services import rules
 
 from .base import Bot
 from .observe import Observation

@@ -18,8 +18,8 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
-from services.engine import rules
-from services.engine.rules import Kind, Pattern
+from services import rules
+from services.rules import Kind, Pattern
 
 from .counting import known_of, out_counts
 from .observe import Observation

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from services.engine import rules
-from services.engine.rules import Kind, Pattern
-from services.engine.rules.patterns import bomb_pattern, rocket_pattern
+from services import rules
+from services.rules import Kind, Pattern
+from services.rules.patterns import bomb_pattern, rocket_pattern
 
 ACE, TWO, BJ, RJ = 11, 12, 13, 14
 _MEMO_LIMIT = 50_000

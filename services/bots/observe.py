@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from services.engine import rules
+from services import rules
 
 
 @dataclasses.dataclass(frozen=True, slots=True)

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from services.engine import rules
-from services.engine.rules import Kind, Pattern, Play
-from services.engine.rules.cards import RANK_OF
+from services import rules
+from services.rules import Kind, Pattern, Play
+from services.rules.cards import RANK_OF
 
 from .base import Bot
 from .counting import Threats

@@ -31,9 +31,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from services.engine import rules
-from services.engine.rules import Kind, Play
-from services.engine.rules.cards import RANK_OF
+from services import rules
+from services.rules import Kind, Play
+from services.rules.cards import RANK_OF
 
 from .counting import Threats
 from .endgame import Endgame, Hand

@@ -34,9 +34,9 @@ from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, RichLog, Static
 
+from services import rules
 from services.common.wire import engine_pb2
 from services.common.wire import matchmaker_pb2 as M
-from services.engine import rules
 
 from . import render
 from .session import Refused, Session, SessionClosed, Snapshot, default_target

@@ -9,7 +9,7 @@ from typing import Any
 
 from rich.text import Text
 
-from services.engine import rules
+from services import rules
 
 SUIT_SYMBOLS = {"s": "♠", "h": "♥", "c": "♣", "d": "♦"}
 RED_SUITS = frozenset("hd")
@@ -95,7 +95,7 @@ def reading_parts(cards: Sequence[int], reading: str) -> tuple[list[int], list[i
     """The body and the kickers of ``cards`` read as ``reading`` (``plane_two:5`` of
     333444555+7: 444555 and 3337), to tell a chooser's readings apart; None for a reading
     without kickers, or one this cannot split (a zhengshangyou2 chain read low)."""
-    from services.engine.rules.kinds import SHAPES
+    from services.rules.kinds import SHAPES
 
     try:
         kind, rank = rules.parse_reading(reading)
@@ -297,7 +297,7 @@ def escape_preview(view: rules.SeatView) -> rules.Settlement | None:
     """What leaving now would cost the view's seat (RULES.md §5.2), by the rules' own
     settlement of an escape, from what the seat has seen: the bombs played so far (a play
     is led when every other seat passed since the last play), the highest bid, its cards."""
-    from services.engine.rules.scoring import settle_escape
+    from services.rules.scoring import settle_escape
 
     if view.seat is None or view.over or view.hand is None:
         return None

@@ -23,10 +23,10 @@ from typing import Any
 
 import grpc
 
+from services import rules
 from services.common.grpc_errors import details
 from services.common.wire import engine_pb2, matchmaker_pb2_grpc
 from services.common.wire import matchmaker_pb2 as M
-from services.engine import rules
 
 #: Reasons after which a seat's stream cannot resume: the seat or the table is gone.
 FINAL_REASONS = frozenset({"NOT_SEATED", "TABLE_NOT_FOUND", "TABLE_CLOSED"})

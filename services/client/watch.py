@@ -26,10 +26,10 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import Static
 
+from services import rules
 from services.common.grpc_errors import details
 from services.common.settings import DEFAULT_PORTS
 from services.common.wire import common_pb2, replay_pb2, replay_pb2_grpc
-from services.engine import rules
 
 from . import render
 

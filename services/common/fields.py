@@ -12,8 +12,8 @@ from typing import Any
 
 import grpc
 
+from services import rules
 from services.common.reasons import RulesReason, ServiceReason
-from services.engine import rules
 
 from . import grpc_errors, limits
 from .grpc_errors import ServiceError, invalid, missing

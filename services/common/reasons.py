@@ -1,5 +1,5 @@
 """Every reason code cardroom's services answer with, in one place: the rules' own
-(:class:`~services.engine.rules.errors.Reason`) and the services' (:class:`ServiceReason`).
+(:class:`~services.rules.errors.Reason`) and the services' (:class:`ServiceReason`).
 Each is a ``str``, sent as the ``google.rpc.ErrorInfo`` reason of a refusal; the protos
 document them per RPC, and a test checks the two lists agree.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from typing import Final
 
-from services.engine.rules.errors import Reason as RulesReason
+from services.rules.errors import Reason as RulesReason
 
 __all__ = ["ALL_REASONS", "RulesReason", "ServiceReason"]
 

@@ -1,6 +1,6 @@
 """The one conversion between the rules' values and protobuf, used by every service.
 
-The rules' values and their JSON (record) forms are converted in :mod:`services.engine.rules.codec`;
+The rules' values and their JSON (record) forms are converted in :mod:`services.rules.codec`;
 this module puts them into and takes them out of the ``cardroom.v1`` messages: actions, the
 event envelope every event travels in (DESIGN.md "The event envelope"), views, settlements and
 patterns.  The generated modules are imported here and only here (import-linter checks it):
@@ -25,8 +25,8 @@ from cardroom.v1 import (
 )
 from google.protobuf import timestamp_pb2
 
+from services import rules
 from services.common.reasons import RulesReason
-from services.engine import rules
 
 from .fields import cards_of, text
 from .grpc_errors import invalid, missing

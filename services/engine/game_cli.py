@@ -14,8 +14,7 @@ import time
 from typing import Any
 
 from services.common.console import BadInput, Progress, fail, parse_json, read_text
-
-from .rules import (
+from services.rules import (
     GameState,
     RecordError,
     ReplayError,

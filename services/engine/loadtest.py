@@ -268,7 +268,7 @@ def _bad_flags(args: argparse.Namespace) -> str | None:
     if not (math.isfinite(args.max_error_rate) and 0 <= args.max_error_rate <= 1):
         return "--max-error-rate must be a share in [0, 1]"
     if args.rpc == "apply":
-        from .rules import VariantError, variant
+        from services.rules import VariantError, variant
 
         try:
             variant(args.variant)

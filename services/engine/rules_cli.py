@@ -8,8 +8,7 @@ import sys
 from typing import Any
 
 from services.common.console import decode, fail, lines_of, one_line, parse_json
-
-from .rules import (
+from services.rules import (
     CardParseError,
     RulesError,
     Variant,
@@ -76,7 +75,7 @@ def version_text() -> str:
     """``cardroom version``: the package, the rules version and the active rules core."""
     from importlib.metadata import PackageNotFoundError, version
 
-    from .rules import CORE, RULES_VERSION
+    from services.rules import CORE, RULES_VERSION
 
     try:
         package = version("cardroom")

@@ -16,6 +16,7 @@ from typing import Any
 
 import grpc
 
+from services import rules
 from services.common import grpc_errors, limits, wire
 from services.common.fields import (
     MAX_JSON,
@@ -39,10 +40,9 @@ from services.common.wire import (
     settlement_message,
     view_message,
 )
+from services.rules.codec import pack_action
+from services.rules.state import evolve
 
-from . import rules
-from .rules.codec import pack_action
-from .rules.state import evolve
 from .tokens import Sealer, TokenInvalid
 
 MAX_GAME_ID = limits.MAX_GAME_ID

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
+from services import rules
 from services.bots import LEVELS, make_bot
 from services.common.wire import action_message, engine_pb2
-from services.engine import rules
 
 DEFAULT_LEVEL = "normal"
 __all__ = [

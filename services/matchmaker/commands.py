@@ -12,10 +12,10 @@ from typing import Any
 
 import grpc
 
+from services import rules
 from services.common.grpc_errors import ServiceError, failed
 from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2
-from services.engine import rules
 
 from . import table as table_rules
 from .clients import Unreachable, engine_down

@@ -24,13 +24,13 @@ from typing import Any, TypeVar
 
 import grpc
 
+from services import rules
 from services.common import logging as clog
 from services.common.db import database_unavailable
 from services.common.fields import room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, failed, not_found
 from services.common.reasons import ServiceReason
 from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
-from services.engine import rules
 
 from . import bots
 from . import table as table_rules

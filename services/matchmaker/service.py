@@ -15,6 +15,7 @@ from typing import Any
 import grpc
 from sqlalchemy.exc import DBAPIError
 
+from services import rules
 from services.common import auth, grpc_errors, limits, wire
 from services.common import logging as clog
 from services.common.db import database_unavailable
@@ -23,7 +24,6 @@ from services.common.grpc_errors import ServiceError, failed, invalid, missing, 
 from services.common.reasons import ServiceReason
 from services.common.server import add_service
 from services.common.wire import engine_pb2, matchmaker_pb2, replay_pb2
-from services.engine import rules
 
 from . import access as acc
 from .bots import DEFAULT_LEVEL, LEVELS

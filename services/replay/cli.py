@@ -17,6 +17,7 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from services import rules
 from services.common.console import (
     BadInput,
     Progress,
@@ -28,7 +29,6 @@ from services.common.console import (
 )
 from services.common.db import default_url, make_engine
 from services.common.migrate import pending, upgrade
-from services.engine import rules
 
 from .events import EventError
 from .games import GameRefused, ReplayGames

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from services import rules
 from services.common import limits
 from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import EVENT_TYPES, GAME_OVER, HEADER, common_pb2, without_body
-from services.engine import rules
 
 from .store import PUBLIC, GameHeader, NewEvent
 

@@ -25,6 +25,7 @@ from typing import Any
 
 from google.protobuf.message import DecodeError
 
+from services import rules
 from services.common import limits
 from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import (
@@ -43,7 +44,6 @@ from services.common.wire import (
     header_message,
     seat_of_event,
 )
-from services.engine import rules
 
 from .events import EventError, decode, encode, header_record, prepare_append
 from .store import (

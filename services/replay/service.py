@@ -23,6 +23,7 @@ from typing import Any
 import grpc
 from sqlalchemy.exc import OperationalError
 
+from services import rules
 from services.common import grpc_errors, limits, metrics
 from services.common import logging as clog
 from services.common.fields import MAX_JSON, limited, rules_error, text
@@ -37,7 +38,6 @@ from services.common.wire import (
     seat_of_event,
     with_body,
 )
-from services.engine import rules
 
 from .access import AccessPolicy, Principal, reads_everything, require_reader, require_writer
 from .events import EventError, timestamp_of

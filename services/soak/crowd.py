@@ -34,6 +34,7 @@ from typing import Any
 
 import grpc
 
+from services import rules
 from services.common.console import fail
 from services.common.grpc_errors import details
 from services.common.wire import (
@@ -43,7 +44,6 @@ from services.common.wire import (
     replay_pb2,
     replay_pb2_grpc,
 )
-from services.engine import rules
 
 M = matchmaker_pb2
 #: The first seconds of a run, reported apart from the rest (the opening rush).

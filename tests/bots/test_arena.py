@@ -7,11 +7,10 @@ import math
 
 import pytest
 
-from services import cli
+from services import cli, rules
 from services.arena import stats
 from services.arena.cli import run, summarize
 from services.arena.match import GameResult, seatings
-from services.engine import rules
 
 
 def test_wilson_known_values() -> None:

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from services import rules
 from services.bots import LEVELS, make_bot
-from services.engine import rules
 
 VARIANTS = ("doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2")
 GAMES = 200

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from services import rules
 from services.bots import LEVELS, make_bot
-from services.engine import rules
-from services.engine.rules import Bid, ExplicitDeal, Pass, PlayCards, ShowHand
+from services.rules import Bid, ExplicitDeal, Pass, PlayCards, ShowHand
 
 P = rules.parse_cards
 

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("rlcard")
 
+from services import rules
 from services.arena.match import Match, play_game
 from services.arena.rlcard_agent import RLCardRuleAgent, rl_string
-from services.engine import rules
 
 
 class Checked(RLCardRuleAgent):

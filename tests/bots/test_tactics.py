@@ -11,11 +11,11 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from services import rules
 from services.bots import make_bot, observe
 from services.bots.endgame import Endgame
 from services.bots.smart import HardBot
-from services.engine import rules
-from services.engine.rules import Action, Bid, ExplicitDeal, Pass, PlayCards
+from services.rules import Action, Bid, ExplicitDeal, Pass, PlayCards
 
 P = rules.parse_cards
 SEEDS = ("a", "b", "c", "pos", "17")

@@ -84,7 +84,7 @@ def settled(app: PlayApp) -> bool:
 
 async def take_turn(pilot: Pilot[Any], app: PlayApp) -> None:
     """One turn the way a person plays: a bid of 3, or the hint and Enter (p for a pass)."""
-    from services.engine import rules
+    from services import rules
 
     view = app.view
     assert view is not None

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from services import rules
 from services.client import render
 from services.client.play import CELL, ChooseReading, ConfirmLeave, HandView, PlayApp
 from services.client.watch import LoadError, WatchApp, load, step_text
 from services.common.wire import matchmaker_pb2 as M
-from services.engine import rules
 from tests.client.conftest import (
     SIZE,
     make_app,

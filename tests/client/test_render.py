@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from services import rules
 from services.client import render
 from services.client.play import table_event_text
-from services.engine import rules
 
 
 def test_a_play_shows_its_body_first_and_a_rocket_no_rank() -> None:

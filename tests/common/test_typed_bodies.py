@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from google.protobuf.message import Message
 
+from services import rules
 from services.common import wire
 from services.common.wire import common_pb2, matchmaker_pb2
-from services.engine import rules
 
 VARIANTS = ["doudizhu3", "doudizhu4", "zhengshangyou", "zhengshangyou2"]
 

@@ -11,8 +11,8 @@ from cardroom.v1 import engine_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from services import rules
 from services.common import grpc_errors
-from services.engine import rules
 
 INVALID = grpc.StatusCode.INVALID_ARGUMENT
 FAILED = grpc.StatusCode.FAILED_PRECONDITION

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from cardroom.v1 import common_pb2, engine_pb2
 
-from services.engine import rules
+from services import rules
 
 from .test_basics import INVALID, refused
 from .test_game import act, apply, play_out

@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from services import cli
-from services.engine import rules
+from services import cli, rules
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from cardroom.v1 import engine_pb2
 
+from services import rules
 from services.common import wire
-from services.engine import rules, tokens
+from services.engine import tokens
 from services.engine.service import EngineServicer
 
 from .conftest import TEST_KEYS

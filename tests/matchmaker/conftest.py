@@ -21,12 +21,13 @@ from cardroom.v1 import (
     replay_pb2_grpc,
 )
 
+from services import rules
 from services.common.db import make_engine
 from services.common.migrate import upgrade
 from services.common.server import BackgroundServer, ServiceSpec
 from services.common.settings import ServerSettings
-from services.engine import rules, tokens
 from services.engine import server as engine_server
+from services.engine import tokens
 from services.matchmaker.access import Access
 from services.matchmaker.runner import Runner
 from services.matchmaker.server import MatchmakerConfig, make_spec

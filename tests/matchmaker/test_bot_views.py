@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from cardroom.v1 import engine_pb2, matchmaker_pb2
 
-from services.engine import rules
+from services import rules
 from services.matchmaker import bots
 from services.matchmaker.runner import Runner
 

@@ -14,7 +14,7 @@ import grpc
 import pytest
 from cardroom.v1 import engine_pb2, matchmaker_pb2, replay_pb2
 
-from services.engine import rules
+from services import rules
 from tests.common.test_typed_bodies import (
     check_event,
     check_table_event,

@@ -11,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from cardroom.v1 import engine_pb2, matchmaker_pb2
 
-from services.engine import rules
+from services import rules
 
 from .conftest import Cluster, seated, wait_for
 from .test_games import VARIANTS, Stream, act, hidden_leaks

@@ -8,8 +8,8 @@ from typing import Any
 import grpc
 from cardroom.v1 import common_pb2
 
+from services import rules
 from services.common.wire import CAUSE_OF_BY, event_message, header_message
-from services.engine import rules
 from services.engine.game_cli import play_out
 
 WRITER = "writer-token-0123456789"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from sqlalchemy import update
 
+from services import rules
 from services.cli import main
 from services.common.db import make_engine
-from services.engine import rules
 from services.replay.models import events as events_table
 
 from .helpers import PLAYERS, escape_record, record

@@ -21,11 +21,12 @@ from cardroom.v1 import common_pb2, engine_pb2, engine_pb2_grpc, replay_pb2
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 
+from services import rules
 from services.common.migrate import upgrade
 from services.common.server import BackgroundServer
 from services.common.settings import ServerSettings
-from services.engine import rules, tokens
 from services.engine import server as engine_server
+from services.engine import tokens
 
 from .conftest import Running, start_server, stop_server
 from .helpers import AUDITOR, PLAYERS, WRITER, batches, code_and_reason, meta, record

@@ -13,10 +13,10 @@ from cardroom.v1 import common_pb2, replay_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from sqlalchemy import select, update
 
+from services import rules
 from services.cli import main as cli_main
 from services.common.migrate import upgrade
 from services.common.wire import with_body
-from services.engine import rules
 from services.replay.events import decode, encode
 from services.replay.models import events as events_table
 from services.replay.models import games as games_table

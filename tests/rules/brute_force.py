@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import combinations, product
 
-from services.engine import rules
-from services.engine.rules import Kind, Pattern, Variant
-from services.engine.rules.cards import RANK_OF
+from services import rules
+from services.rules import Kind, Pattern, Variant
+from services.rules.cards import RANK_OF
 
 from .strategies import play_identity
 

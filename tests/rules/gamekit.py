@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from services.engine.rules import (
+from services.rules import (
     Action,
     Bid,
     ExplicitDeal,

@@ -33,9 +33,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from services.engine import rules
-from services.engine.rules import Card, Pattern, Variant
-from services.engine.rules.cards import RANK_OF
+from services import rules
+from services.rules import Card, Pattern, Variant
+from services.rules.cards import RANK_OF
 
 from . import brute_force
 

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
-from services.engine import rules
-from services.engine.rules import Card, Play, Variant
-from services.engine.rules.cards import RANK_OF
+from services import rules
+from services.rules import Card, Play, Variant
+from services.rules.cards import RANK_OF
 
 VARIANT_NAMES = ("doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2")
 

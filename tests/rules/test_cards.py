@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine import rules
-from services.engine.rules import Card, CardParseError, format_cards, parse_cards
-from services.engine.rules import cards as cards_module
+from services import rules
+from services.rules import Card, CardParseError, format_cards, parse_cards
+from services.rules import cards as cards_module
 
 RANKS = list("3456789TJQKA2")
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules import format_cards, variant
-from services.engine.rules.deal import (
+from services.rules import format_cards, variant
+from services.rules.deal import (
     SHUFFLE_DOMAIN,
     _first_blocks,
     _stream,
@@ -115,7 +115,7 @@ def _commitment_vectors() -> list[dict[str, str]]:
 
 @pytest.mark.parametrize("vec", _commitment_vectors(), ids=lambda v: v["game_id"])
 def test_published_commitment_vectors(vec: dict[str, str]) -> None:
-    from services.engine.rules import deal_commitment
+    from services.rules import deal_commitment
 
     assert deal_commitment(vec["game_id"], vec["seed"]) == vec["commitment"]
     # And from the documented layout itself, independently of the library.
@@ -125,7 +125,7 @@ def test_published_commitment_vectors(vec: dict[str, str]) -> None:
 
 
 def test_a_game_bound_to_an_id_commits_to_its_deal_and_reveals_the_seed() -> None:
-    from services.engine import rules
+    from services import rules
 
     state = rules.new_game("doudizhu3", seed="cardroom", game_id="g/1")
     public = [e for e in rules.deal_events(state) if e.to is None]

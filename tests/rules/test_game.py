@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from services.engine.rules import (
+from services.rules import (
     Bid,
     IllegalAction,
     Pass,
@@ -20,7 +20,7 @@ from services.engine.rules import (
     parse_cards,
     variant,
 )
-from services.engine.rules.deal import deal_from_seed, first_bidder, redeal_seed
+from services.rules.deal import deal_from_seed, first_bidder, redeal_seed
 
 from .gamekit import action, deal, run
 
@@ -138,7 +138,7 @@ def test_spade_three_openers() -> None:
 
 
 def test_first_lead_holds_spade_three_option() -> None:
-    from services.engine.rules import Room
+    from services.rules import Room
 
     room = Room(overrides=(("first_lead_holds_spade_three", True),))
     s = deal("zsy1", ["3s 4s", "5s", "6s", "7s"], first_bidder=None, room=room)
@@ -163,14 +163,14 @@ def test_escape_is_open_to_any_seat_and_autoplay_switch() -> None:
     s2, events = apply(s, action("2 leave"))
     assert [e.type for e in events] == ["leave", "game_over"]
     assert s2.status.value == "escaped" and s2.escaper == 2
-    from services.engine.rules import SetAutoplay
+    from services.rules import SetAutoplay
 
     s3, _ = apply(s, SetAutoplay(2, True))
     assert s3.autoplay == (False, False, True) and s3.turn == s.turn
 
 
 def test_explicit_deal_checks() -> None:
-    from services.engine.rules import ExplicitDeal
+    from services.rules import ExplicitDeal
 
     for hands, bottom, reason in [
         (["3s", "3s", "4s"], "", "BAD_DEAL"),  # one deck holds one 3s
@@ -213,7 +213,7 @@ def test_autoplay_out_is_apply_repeated(name: str) -> None:
     (random legal moves first, escapes and autoplay switches included)."""
     import random
 
-    from services.engine.rules import Leave, Room, SetAutoplay, autoplay_move, autoplay_out
+    from services.rules import Leave, Room, SetAutoplay, autoplay_move, autoplay_out
 
     rng = random.Random(f"autoplay-out-{name}")
     rooms = [None, Room(overrides=_AUTOPLAY_ROOMS.get(name, ()))]
@@ -240,8 +240,8 @@ def test_a_new_game_is_built_as_the_dataclass_would_build_it() -> None:
     # new_game skips GameState's frozen __init__ (state.build): every field, the same value.
     import dataclasses
 
-    from services.engine.rules import GameState
-    from services.engine.rules.state import build
+    from services.rules import GameState
+    from services.rules.state import build
 
     for name in ("ddz3", "ddz4", "zsy1", "zsy2"):
         s = new_game(name, seed="build", game_id="g1")

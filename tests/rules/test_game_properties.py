@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.engine.rules import (
+from services.rules import (
     CardParseError,
     GameState,
     IllegalAction,

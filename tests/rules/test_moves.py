@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from services.engine import rules
-from services.engine.rules import Kind, Play
+from services import rules
+from services.rules import Kind, Play
 
 from . import brute_force, make_golden
 from .strategies import cards, rank_key

@@ -24,15 +24,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.engine import rules
-from services.engine.rules import moves, patterns, policies
-from services.engine.rules.cards import NUM_RANKS, RANK_OF
-from services.engine.rules.kinds import Kind
+from services import rules
+from services.rules import moves, patterns, policies
+from services.rules.cards import NUM_RANKS, RANK_OF
+from services.rules.kinds import Kind
 
 from . import make_golden
 from .strategies import positions
 
-native: Any = pytest.importorskip("services.engine.rules._native")
+native: Any = pytest.importorskip("services.rules._native")
 
 POSITIONS = 100_000  # per variant
 CHUNKS = 4  # the loop is split in tests so that -x stops early and -n spreads it
@@ -316,7 +316,7 @@ def test_both_cores_choose_the_same_auto_play_in_games(name: str) -> None:
 
 
 def test_the_compiled_shuffle_deals_what_the_pure_one_does(monkeypatch: pytest.MonkeyPatch) -> None:
-    from services.engine.rules import deal
+    from services.rules import deal
 
     decks = [rules.variant(name).deck for name in ("doudizhu3", "doudizhu4")]
     seeds = [f"shuffle-{i}" for i in range(300)] + ["", "x" * 200]

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from services.engine.rules import (
+from services.rules import (
     Bid,
     Pass,
     PlayCards,
@@ -24,8 +24,8 @@ from services.engine.rules import (
     seat_view,
     variant,
 )
-from services.engine.rules.kinds import Kind
-from services.engine.rules.policies import _by_rank, _kicker_cost
+from services.rules.kinds import Kind
+from services.rules.policies import _by_rank, _kicker_cost
 
 from .gamekit import deal, run
 

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from services.engine import rules
-from services.engine.rules import Card, Kind, Pattern, Play, Variant
+from services import rules
+from services.rules import Card, Kind, Pattern, Play, Variant
 
 from . import brute_force
 from .strategies import (

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from services.engine.game_cli import play_out
-from services.engine.rules import (
+from services.rules import (
     RecordError,
     ReplayError,
     load_record,

@@ -11,8 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from services.engine import rules
-from services.engine.rules import Kind, Leave, Room, Timeout, VariantError
+from services import rules
+from services.rules import Kind, Leave, Room, Timeout, VariantError
 
 INT64_MAX = 2**63 - 1
 NAMES = list(rules.VARIANTS)

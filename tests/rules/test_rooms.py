@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from services.engine import rules
-from services.engine.rules import Room, VariantError
+from services import rules
+from services.rules import Room, VariantError
 
 cards = rules.parse_cards
 
@@ -197,7 +197,7 @@ def test_scoring_overrides_share_the_move_tables() -> None:
     assert scored.readings_memo is base.readings_memo
     hand = rules.parse_cards("3s 3h 4s 4h 5s 5h BJ RJ")
     assert rules.legal_plays(scored, hand, ()) == rules.legal_plays(base, hand, ())
-    from services.engine.rules import moves
+    from services.rules import moves
 
     assert moves._tables(scored) is moves._tables(base)
 

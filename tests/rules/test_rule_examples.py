@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine import rules
-from services.engine.rules import Kind, Pattern
+from services import rules
+from services.rules import Kind, Pattern
 
 from .strategies import cards
 

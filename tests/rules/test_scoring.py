@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.engine.rules import Room, format_cards, parse_cards, title_for, variant
-from services.engine.rules.deal import deal_from_seed
-from services.engine.rules.scoring import zsy_base
+from services.rules import Room, format_cards, parse_cards, title_for, variant
+from services.rules.deal import deal_from_seed
+from services.rules.scoring import zsy_base
 
 from .gamekit import deal, run
 
@@ -191,7 +191,7 @@ def test_titles() -> None:
 
 def test_seeded_deal_scores_sum_to_zero_after_autoplay() -> None:
     from services.engine.game_cli import play_out
-    from services.engine.rules import new_game
+    from services.rules import new_game
 
     for i in range(20):
         s = play_out(new_game("ddz4", seed=f"z{i}"))

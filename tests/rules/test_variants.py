@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from services.engine import rules
-from services.engine.rules import Kind, Variant, VariantError
+from services import rules
+from services.rules import Kind, Variant, VariantError
 
 from .strategies import cards
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from services.engine.rules import (
+from services.rules import (
     Bid,
     Event,
     Pass,
@@ -113,8 +113,8 @@ def test_a_view_reads_its_history_as_the_record_form_says() -> None:
     the whole deal again after every move): an action it read once is read the same again,
     and an object that differs only in a value's type (``True == 1`` to Python, not to a
     record) is still refused, as action_from_dict refuses it."""
-    from services.engine.rules.codec import action_from_dict, memo_action_from_dict
-    from services.engine.rules.errors import RecordError
+    from services.rules.codec import action_from_dict, memo_action_from_dict
+    from services.rules.errors import RecordError
 
     state = new_game("doudizhu3", seed="memo")
     for _ in range(12):

@@ -15,7 +15,7 @@ A timeout plays the auto-play move, chosen from the seat's view like any bot's.
 >>> apply(s, Pass(0))
 Traceback (most recent call last):
 ...
-services.engine.rules.actions.IllegalAction: seat 0 leads: a lead cannot pass
+services.rules.actions.IllegalAction: seat 0 leads: a lead cannot pass
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Its modules form one order, each importing only those before it (import-linter c
 errors, cards, kinds, variants, patterns, moves, scoring, room, deal, actions, codec, state,
 views, policies, game, record.
 
-    from services.engine import rules
+    from services import rules
     v = rules.variant("doudizhu3")
     hand = rules.parse_cards("3s 3h 3d 4c BJ RJ")
     rules.classify(v, rules.parse_cards("3s3h3d4c"))   # a Pattern; raises rules.NotAPattern
