@@ -90,9 +90,5 @@ def test_bots_import_only_the_rules_library() -> None:
                     names = [f"services.{a.name}" for a in node.names]
             for name in names:
                 top = name.split(".")[0]
-                ok = (
-                    top in stdlib
-                    or top == "__future__"
-                    or name.startswith("services.rules")
-                )
+                ok = top in stdlib or top == "__future__" or name.startswith("services.rules")
                 assert ok, f"{path.name} imports {name}"
