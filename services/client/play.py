@@ -123,6 +123,9 @@ class HandView(Static):
         at = event.get_content_offset(self)  # inside the border and padding
         if at is not None:
             self.toggle(at.y * self.per_row() + at.x // CELL)
+            changed = getattr(self.app, "selection_changed", None)
+            if changed is not None:
+                changed()
 
     def on_resize(self) -> None:
         self.refresh_hand()
@@ -237,10 +240,18 @@ class PlayApp(App[int]):
         self.message = ""
         self.log_lines: list[str] = []
         self.player_info: M.PlayerInfo | None = None
+        self.game_players: list[str] = []  # who sat where when the current game started
+        self._players_game = ""
+        self._player_asked = False
+        self._player_asked_at = 0.0
+        self.last_hand: list[int] = []  # the seat's cards as the game ended
+        self.left = ""  # why this seat is gone (render's LEFT_TEXT…), once it is
         self.connection = "connecting"
         self.status_line = "finding a table…"
         self._dirty = threading.Event()
         self._stopping = False
+        self.quit_seated = False
+        self.fatal = ""  # why the app gave up (no seat to resume, no matchmaker): one line
 
     # ------------------------------------------------------------------ layout
     def compose(self) -> ComposeResult:
@@ -288,7 +299,7 @@ class PlayApp(App[int]):
             if self.resume:
                 info = s.player()
                 if not info.table_id:
-                    self._post(self._set_status, "nothing to resume: you hold no seat")
+                    self._post(self._give_up, render.NOTHING_TO_RESUME)
                     return
                 s.table_id = info.table_id
                 self._post(self._set_status, f"resuming at table {s.table_id}")
@@ -314,7 +325,21 @@ class PlayApp(App[int]):
         except SessionClosed:
             return
         except Refused as exc:
+            if exc.code == "UNAVAILABLE":
+                self._post(self._give_up, render.unreachable_text(s.target))
+                return
             self._post(self._say, render.reason_words(exc.reason, exc.message))
+
+    def _give_up(self, why: str) -> None:
+        """Nothing to show: exit with one line that says why (play_main prints it)."""
+        self.fatal = why
+        self._stopping = True
+        self.exit(1, return_code=1)
+
+    @property
+    def seated(self) -> bool:
+        """Whether quitting now leaves a seat to come back to."""
+        return bool(self.session.table_id) and not self.left and not self.fatal
 
     def _poll(self) -> None:
         """The snapshot follower: one GetTable per burst of events (and every second, for
@@ -332,7 +357,9 @@ class PlayApp(App[int]):
             except Refused as exc:
                 if exc.reason in ("NOT_SEATED", "TABLE_NOT_FOUND"):
                     self._post(self._set_status, "you are no longer seated at this table")
-                    return
+                    self._post(self._removed)
+                    while not s.closed and s.table_id:  # until a new queue, if one
+                        self._dirty.wait(1.0)
                 continue
             self._post(self._apply_snapshot, snap)
 
@@ -345,7 +372,7 @@ class PlayApp(App[int]):
             except SessionClosed:
                 return
             except Refused as exc:
-                self._post(self._say, "Refused: " + render.reason_words(exc.reason, exc.message))
+                self._post(self._say, render.refusal_text(exc.reason, exc.message))
                 return
             if then is not None:
                 self._post(then, result)
@@ -354,6 +381,7 @@ class PlayApp(App[int]):
         self.run_worker(job, thread=True, group="calls")
 
     async def action_quit(self) -> None:
+        self.quit_seated = self.seated  # Ctrl+Q keeps the seat: the exit says how to return
         await self._stop_session()
         self.exit(0)
 
@@ -405,39 +433,94 @@ class PlayApp(App[int]):
             data = json.loads(g.data_json or "{}")
             if data.get("seat") is None and g.envelope.HasField("seat"):
                 data["seat"] = g.envelope.seat
-            text = render.event_text(g.type, data, self.players)
+            text = render.event_text(g.type, data, self.game_players or self.players)
             cause = common_cause(g.envelope.cause)
-            if cause in ("timeout", "autoplay"):
-                text += f"  [{cause}]"
+            tag = {"timeout": render.TIMEOUT_TAG, "autoplay": render.AUTOPLAY_TAG}.get(cause)
+            if tag:
+                text += f"  {tag}"
             self._log_line(f"#{ev.seq} {text}")
             return
         data = json.loads(ev.data_json or "{}")
         if ev.type == "deadline":
             return
         if ev.type == "game_over":
+            self._player_asked = True
             self._work(self.session.player, self._set_player)
-        self._log_line(f"#{ev.seq} {table_event_text(ev.type, data, self.players)}")
+        if (ev.type == "player_left" and data.get("player_id") == self.session.player_id
+                and data.get("why") == "not_ready"):  # fmt: skip
+            self._removed()
+        players = self.game_players or self.players
+        self._log_line(f"#{ev.seq} {render.table_event_text(ev.type, data, players)}")
 
     def _set_player(self, info: M.PlayerInfo) -> None:
         self.player_info = info
+        self._player_asked = False
         self._render_settlement()
 
     def _apply_snapshot(self, snap: Snapshot) -> None:
+        if self.left:
+            return  # an answer from before the seat was given up: the screen is settled
         self.snap = snap
         msg = snap.message
+        if msg.game_id and msg.game_id != self._players_game:
+            self._players_game = msg.game_id
+            self.game_players = [seat.player_id for seat in msg.seats]
         self.variant = msg.variant or self.variant
         state = M.TableState.Name(msg.state).removeprefix("TABLE_STATE_").lower()
         game = f"game {msg.game_no}" if msg.game_no else "no game yet"
         self._set_status(f"table {msg.table_id} seat {msg.seat} · {game} · {state}")
         view = snap.view
         hand = list(view.hand or ()) if view is not None else []
+        if view is not None and view.hand is not None and view.seat is not None:
+            self.last_hand = list(view.hand)
+        elif msg.state == M.TABLE_STATE_WAITING and snap.settlement:
+            hand = list(self.last_hand)  # the cards the seat was left holding stay in sight
         by_count = self.sort_by == "count"
         hand = list(rules.sort_by_count(hand)) if by_count else sorted(hand)  # type: ignore[arg-type]
         hv = self.query_one("#hand", HandView)
         hv.set_cards(hand, keep=True)
+        if msg.state == M.TABLE_STATE_PLAYING and self.message == render.READY_SENT:
+            self._say("")  # the next game is on
+        self._show_variant_keys()
         self._render_seats()
         self._render_table()
         self._render_settlement()
+
+    def _show_variant_keys(self) -> None:
+        """Only the buttons that fit the variant and the moment: Bid in a game with bidding
+        (and only above the highest bid), Show where the landlord may show the hand."""
+        v = self._variant_rules()
+        view = self.view
+        for amount in (1, 2, 3):
+            self.query_one(f"#b-bid{amount}", Button).display = (
+                v is not None
+                and v.bidding
+                and (
+                    view is None
+                    or view.phase is not rules.Phase.BIDDING
+                    or amount > (view.bid or 0)
+                )
+            )
+        self.query_one("#b-show", Button).display = v is not None and v.show_hand_factor > 0
+
+    def _variant_rules(self) -> rules.Variant | None:
+        if self.view is not None:
+            return self.view.variant
+        try:
+            return rules.variant(self.variant)
+        except rules.RulesError:
+            return None
+
+    def selection_changed(self) -> None:
+        """Typing or clicking after a hint: the line says what Enter now plays."""
+        if not self.message.startswith("hint:"):
+            return
+        hint = self.hint_action
+        cards = self.query_one("#hand", HandView).selected_cards()
+        if hint is not None and hint.WhichOneof("kind") == "play" and sorted(
+                rules.parse_cards(hint.play.cards)) == sorted(cards):  # fmt: skip
+            return
+        self._say(render.selection_text(cards))
 
     def _render_seats(self) -> None:
         snap, view = self.snap, self.view
@@ -452,7 +535,7 @@ class PlayApp(App[int]):
             out.append(f"seat {i} {seat.player_id}{you}", style="bold" if you else "")
             out.append(f"  {'bot' if seat.bot else 'person'}")
             if view is not None and i < len(view.counts):
-                out.append(f"  {view.counts[i]} cards")
+                out.append(f"  {render.plural(view.counts[i], 'card')}")
             if view is not None and view.landlord == i:
                 out.append("  landlord 地主", style="bold magenta")
             if not seat.bot:
@@ -474,12 +557,13 @@ class PlayApp(App[int]):
             snap = self.snap
             over = snap is not None and snap.message.state == M.TABLE_STATE_WAITING
             text = "waiting for the game to start…"
-            if over and snap is not None and snap.settlement:
-                text = "game over — n: ready for the next game, l: leave the table"
+            if self.left:
+                text = self.left
+            elif over and snap is not None and snap.settlement:
+                text = "game over — " + render.NEXT_GAME_KEYS
             self.query_one("#table", Static).update(text)
             return
-        phase = view.phase.value
-        lines.append(f"phase: {phase}")
+        lines.append(f"phase: {render.phase_name(view.phase.value)}")
         if view.bid:
             lines.append(f"   highest bid {view.bid}")
         lines.append("\n")
@@ -497,7 +581,7 @@ class PlayApp(App[int]):
                          style="bold" if view.to_move else "")  # fmt: skip
         if view.bottom:
             lines.append("bottom: ")
-            lines.append_text(render.cards_text(view.bottom))
+            lines.append_text(render.cards_text(sorted(view.bottom)))
             lines.append("\n")
         if view.shown_hand:
             lines.append("shown hand 亮牌: ")
@@ -506,8 +590,7 @@ class PlayApp(App[int]):
         if view.must_hold is not None and view.to_move:
             lines.append(f"your lead must hold {render.card_label(view.must_hold)}\n")
         if view.to_move and view.phase is rules.Phase.BIDDING:
-            lines.append("your bid: 1, 2, 3 or 0/p for no bid" +
-                         (" (you must bid)" if view.must_bid else "") + "\n")  # fmt: skip
+            lines.append(render.bid_prompt(view.bid or 0, view.must_bid) + "\n")
         if view.to_move and view.phase is rules.Phase.SHOW_HAND:
             lines.append("w shows your hand (score ×3), or lead to decline\n")
         self.query_one("#table", Static).update(lines)
@@ -521,28 +604,52 @@ class PlayApp(App[int]):
     def _tick(self) -> None:
         if self.view is not None and not self.view.over:
             self._render_table()
+        elif self.snap is not None and self.snap.message.state == M.TABLE_STATE_WAITING:
+            self._render_settlement()  # the start timer's countdown
+
+    def _removed(self) -> None:
+        """The table let the seat go (not ready in time): say so, offer to queue again."""
+        if self.left:
+            return
+        self.left = render.REMOVED_TEXT
+        self._say(render.REMOVED_TEXT)
+        self._render_table()
+        self._render_settlement()
 
     def _render_settlement(self) -> None:
         panel = self.query_one("#settlement", Static)
         snap = self.snap
-        if snap is None or snap.message.state != M.TABLE_STATE_WAITING or not snap.settlement:
+        between = snap is not None and snap.message.state == M.TABLE_STATE_WAITING
+        if snap is None or not snap.settlement or not (between or self.left):
             panel.display = False
             return
-        lines = render.settlement_lines(snap.settlement, self.players)
         seat = snap.message.seat
-        if len(snap.message.last_scores) > seat:
-            lines.append(f"Your last game: {snap.message.last_scores[seat]:+d}")
-        lines.append("Series totals: " + ", ".join(
-            f"{s.player_id} {s.total:+d}" for s in snap.message.seats))  # fmt: skip
+        players = self.game_players or self.players
+        lines = render.settlement_lines(snap.settlement, players)
+        lines.append(render.leftover_line(self.last_hand))
         info = self.player_info
-        if info is not None:
-            for t in info.totals:
-                games = f"{t.games} game" + ("" if t.games == 1 else "s")
-                lines.append(f"Your running total ({t.family}): {t.total:+d} in {games}")
+        if info is not None and info.last_game_id == self._players_game:
+            family = rules.variant(self.variant).family
+            lines += render.running_total_lines(info.last_score, info.totals, family)
             title = render.title_text(info.title) if info.HasField("title") else ""
-            if title and self.variant.startswith(("zhengshangyou", "zsy")):
+            if title and family == "zhengshangyou":
                 lines.append(f"Title 称号: {title}")
-        lines.append("n: ready for the next game    l: leave the table")
+        elif not self._player_asked and time.monotonic() - self._player_asked_at > 1.0:
+            # GetPlayer answers from the game_over write: ask now (again, at most once a
+            # second, while its last game is not yet this one)
+            self._player_asked, self._player_asked_at = True, time.monotonic()
+            self._work(self.session.player, self._set_player)
+        if 0 <= seat < len(snap.message.seats):
+            lines.append("Series totals: " + ", ".join(
+                f"{s.player_id} {s.total:+d}" for s in snap.message.seats))  # fmt: skip
+        if self.left:
+            lines.append(self.left)
+        else:
+            lines.append(render.NEXT_GAME_KEYS)
+            if snap.deadline_s is not None and snap.message.deadline_kind == "start":
+                left = max(0.0, snap.deadline_s - time.time())
+                ready = 0 <= seat < len(snap.message.seats) and snap.message.seats[seat].ready
+                lines.append(render.start_countdown(left, ready))
         panel.update("\n".join(lines))
         panel.display = True
 
@@ -573,8 +680,17 @@ class PlayApp(App[int]):
         if bidding and ch == "0":
             self.do_pass()
             return True
+        if ch == "w":
+            v = self._variant_rules()
+            if v is None or not v.show_hand_factor:
+                self._say(render.NO_SHOW_HAND)
+                return True
+        if ch == "q" and self.left:
+            self.do_requeue()
+            return True
         if ch in RANK_KEYS:
             self._select_rank(RANK_KEYS[ch])
+            self.selection_changed()
             return True
         if ch in PREFIX_KEYS:
             self.prefix = ch + PREFIX_KEYS[ch]
@@ -601,6 +717,7 @@ class PlayApp(App[int]):
             return True
         if key == "space":
             hv.toggle(hv.cursor)
+            self.selection_changed()
             return True
         if key == "escape":
             hv.selected = []
@@ -611,6 +728,7 @@ class PlayApp(App[int]):
             if hv.selected:
                 hv.selected.pop()
                 hv.refresh_hand()
+                self.selection_changed()
             return True
         return False
 
@@ -688,7 +806,7 @@ class PlayApp(App[int]):
         if snap is None or not snap.message.seats:
             return
         on = not snap.message.seats[snap.message.seat].autoplay
-        self._say(f"auto-play {'on' if on else 'off'}…")
+        self._say(render.autoplay_text(on) + "…")
         self._work(lambda: self.session.autoplay(on), self._after_act)
 
     def do_sort(self) -> None:
@@ -700,7 +818,7 @@ class PlayApp(App[int]):
     def do_hint(self) -> None:
         view = self.view
         if view is None or not view.to_move:
-            self._say("no hint: it is not your turn")
+            self._say(render.NO_HINT_NOT_YOUR_TURN)
             return
         key = (self.snap.message.game_id if self.snap else "", len(view.history))
         if key == self.hint_key and self.hint_action is not None:
@@ -716,7 +834,7 @@ class PlayApp(App[int]):
 
     def _show_hint(self, action: engine_pb2.Action | None) -> None:
         if action is None:
-            self._say("no hint")
+            self._say(render.NO_HINT)
             return
         kind = action.WhichOneof("kind")
         if kind == "play":
@@ -724,12 +842,12 @@ class PlayApp(App[int]):
             self.query_one("#hand", HandView).select_cards(tuple(cards))
             view, named = self.view, ""
             if action.play.reading and view is not None and len(play_readings(view, cards)) > 1:
-                named = f" as {render.pattern_name(action.play.reading)}"  # it reads several ways
-            self._say(f"hint: {render.cards_plain(cards)}{named} — press Enter to play it")
+                named = action.play.reading  # it reads several ways: say which
+            self._say(render.hint_play_text(cards, named))
         elif kind == "bid":
-            self._say(f"hint: bid {action.bid} — press Enter or {action.bid}")
+            self._say(render.hint_bid_text(action.bid))
         elif kind == "pass":
-            self._say("hint: pass — press p")
+            self._say(render.HINT_PASS)
         else:
             self._say(f"hint: {kind}")
 
@@ -737,7 +855,9 @@ class PlayApp(App[int]):
         snap = self.snap
         if snap is None or snap.message.state != M.TABLE_STATE_WAITING:
             return
-        self._say("ready for the next game")
+        if self.left:
+            return
+        self._say(render.READY_SENT)
         self._work(self.session.ready, self._apply_snapshot)
 
     def do_leave(self) -> None:
@@ -759,9 +879,27 @@ class PlayApp(App[int]):
         self.exit(0)
 
     def _left(self, snap: Snapshot) -> None:
-        self._say("you left the table (escape); the settlement is below — Ctrl+Q quits")
+        """The seat is given up (escape): the table shows the settlement and stays so — the
+        snapshots still on their way are from before."""
+        self._say(render.escape_left_text())
         self.snap = snap
+        self.left = render.LEFT_TEXT
+        self._render_seats()
+        self._render_table()
         self._render_settlement()
+
+    def do_requeue(self) -> None:
+        """After leaving or being removed: a new ticket for the same variant."""
+        if not self.left:
+            return
+        self.left, self.snap, self.resume = "", None, False
+        self.game_players, self._players_game, self.last_hand = [], "", []
+        self.session.table_id, self.session.last_seq = "", 0
+        self.query_one("#hand", HandView).set_cards([])
+        self.query_one("#settlement", Static).display = False
+        self._say("")
+        self._render_table()
+        self.run_worker(self._run, thread=True, name="stream", group="session")
 
 
 def play_readings(view: rules.SeatView, cards: Sequence[int]) -> list[str]:
@@ -786,30 +924,6 @@ def common_cause(cause: int) -> str:
     return name.removeprefix("CAUSE_").lower()
 
 
-def table_event_text(kind: str, data: dict[str, Any], players: list[str]) -> str:
-    who = render.seat_name(players, data.get("seat"))
-    if kind in ("seated", "bot_joined"):
-        return f"{who} {data.get('player_id', '')} sits down"
-    if kind == "ready":
-        return f"{who} is ready"
-    if kind == "game_started":
-        return f"game {data.get('game_no')} starts ({data.get('game_id')})"
-    if kind in ("disconnected", "reconnected", "connected"):
-        return f"{who} {kind}"
-    if kind == "player_left":
-        return f"{who} {data.get('player_id', '')} left ({data.get('why', '')})"
-    if kind == "game_over":
-        return f"scores: {render.by_seat(data.get('scores'), players)}"
-    if kind == "series":
-        games = data.get("games")
-        plural = "" if games == 1 else "s"
-        totals = render.by_seat(data.get("totals"), players)
-        return f"series after {games} game{plural}: totals {totals}"
-    if kind == "table_closed":
-        return "the table closed"
-    return f"{kind} {data}"
-
-
 def play_main(args: argparse.Namespace) -> int:
     import os
 
@@ -832,4 +946,8 @@ def play_main(args: argparse.Namespace) -> int:
         app.run()
     finally:
         session.shutdown()
-    return 0
+    if app.fatal:
+        return fail("play", app.fatal, 1)
+    if app.return_code == 0 and app.quit_seated:
+        print(render.goodbye_text(name, True))
+    return app.return_code or 0

@@ -1,9 +1,13 @@
-"""Pure formatting of what the client shows: cards with suit symbols, pattern names, seats,
-settlements and escape audits.  No I/O and no widgets, so the play screen, the replay watcher
-and the tests share one wording."""
+"""The words a player reads, in one place: cards as the screen shows them (``10♠``, never
+``Ts``), pattern and phase names in English and Chinese, seats, refusals, the hint, auto-play
+and ready lines, settlements, running totals and escape audits.  Pure — no I/O, no widgets,
+no gRPC — so the play screen, the replay watcher, a later web client and the tests all say
+the same things."""
 
 from __future__ import annotations
 
+import re
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -143,9 +147,34 @@ def pattern_name(reading: str | None) -> str:
     return f"{words}, {'10' if rank == 'T' else rank}" if rank else words
 
 
+_READING = re.compile(r"\b([a-z_]+):(10|[2-9TJQKA]|BJ|RJ)\b")
+_CARD_RUN = re.compile(r"(?<![A-Za-z0-9])((?:10[shcd]|[2-9TJQKA][shcd]|BJ|RJ)+)(?![A-Za-z0-9])")
+
+
+def screen_notation(message: str) -> str:
+    """A server's message in the screen's words: readings as pattern names (``pair:A`` ->
+    ``pair 对子, A``) and cards as the hand shows them (``Ts`` -> ``10♠``)."""
+
+    def reading(m: re.Match[str]) -> str:
+        return pattern_name(f"{m[1]}:{m[2]}") if m[1] in KIND_NAMES else m[0]
+
+    def cards(m: re.Match[str]) -> str:
+        try:
+            return cards_plain(rules.parse_cards(m[1]))
+        except rules.RulesError:
+            return m[0]
+
+    return _CARD_RUN.sub(cards, _READING.sub(reading, message))
+
+
+def refusal_text(reason: str, message: str = "") -> str:
+    """A refused action as the message line says it."""
+    return "Refused: " + reason_words(reason, message)
+
+
 def reason_words(reason: str, message: str = "") -> str:
     words = REASON_WORDS.get(reason, "")
-    parts = [p for p in (words, message) if p]
+    parts = [p for p in (words, screen_notation(message)) if p]
     text = " — ".join(parts) if parts else "refused"
     return f"{text} ({reason})" if reason else text
 
@@ -172,7 +201,7 @@ def action_text(action: Mapping[str, Any]) -> str:
     if action.get("leave"):
         return "leaves (escape)"
     if "autoplay" in action:
-        return "auto-play " + ("on" if action["autoplay"] else "off")
+        return autoplay_text(bool(action["autoplay"]))
     return str(dict(action))
 
 
@@ -207,7 +236,7 @@ def event_text(event_type: str, data: Mapping[str, Any], players: Sequence[str] 
     if event_type == "new_trick":
         return f"new trick: {who} leads"
     if event_type == "autoplay":
-        return f"{who} auto-play {'on' if data.get('on') else 'off'}"
+        return f"{who} {autoplay_text(bool(data.get('on')))}"
     if event_type == "leave":
         return f"{who} leaves the game (escape)"
     if event_type == "redeal":
@@ -220,20 +249,75 @@ def event_text(event_type: str, data: Mapping[str, Any], players: Sequence[str] 
     return f"{event_type} {dict(data)}"
 
 
+def plural(n: int, word: str) -> str:
+    """``1 card``, ``2 cards``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+#: The phases of a game (RULES.md §2) as the table names them.
+PHASE_NAMES: dict[str, str] = {
+    "bidding": "bidding 叫分",
+    "show_hand": "showing the hand 明牌",
+    "play": "play 出牌",
+    "over": "game over",
+}
+
+
+def phase_name(phase: str) -> str:
+    return PHASE_NAMES.get(phase, phase.replace("_", " "))
+
+
+def bid_prompt(highest: int, must_bid: bool, top: int = 3) -> str:
+    """The bids the seat may still make: only those above the highest so far."""
+    bids = [str(b) for b in range(highest + 1, top + 1)]
+    offer = ", ".join(bids[:-1]) + (" or " if len(bids) > 1 else "") + (bids[-1] if bids else "")
+    if must_bid:
+        return f"your bid: {offer} (you must bid)"
+    return f"your bid: {offer}, or 0/p for no bid" if bids else "your bid: 0/p for no bid"
+
+
+def result_words(s: Mapping[str, Any], players: Sequence[str] = ()) -> str:
+    """Who won, in words: ``the landlord wins 地主胜``, ``the farmers win 农民胜``."""
+    status = s.get("status", "?")
+    scores = s.get("scores") or []
+    if status == "escaped" and s.get("escaper") is not None:
+        return f"{seat_name(players, s['escaper'])} escaped 逃跑"
+    if status in ("disbanded", "redeal"):
+        return "nobody bid: no game" if status == "redeal" else "the table disbanded the game"
+    landlord = s.get("landlord")
+    if landlord is not None and landlord < len(scores):
+        return "the landlord wins 地主胜" if scores[landlord] > 0 else "the farmers win 农民胜"
+    if s.get("winner") is not None:
+        return f"{seat_name(players, s['winner'])} wins"
+    return str(status)
+
+
+def bomb_line(b: Mapping[str, Any], players: Sequence[str] = ()) -> str:
+    led = ", led" if b.get("led") else ""
+    by = seat_name(players, b.get("seat"))
+    if b.get("kind") == "rocket":
+        return f"rocket 火箭 by {by}{led}"
+    rank = "10" if b.get("rank") == "T" else b.get("rank")
+    return f"bomb 炸弹 of {b.get('size')} × {rank} by {by}{led}"
+
+
+def step_how(how: str) -> str:
+    # The rules' step says "the landlord win" for either side; said right here.
+    return re.sub(r"\bthe landlord win\b", "the landlord wins", how)
+
+
 def settlement_lines(s: Mapping[str, Any], players: Sequence[str] = ()) -> list[str]:
     """A settlement (its JSON form) with every factor and step."""
     if not s:
         return []
-    lines = [f"Result: {s.get('status', '?')}   stake {s.get('stake', 1)}"]
+    lines = [f"Result: {result_words(s, players)}   stake {s.get('stake', 1)}"]
     for key, label in (("landlord", "landlord"), ("winner", "winner"), ("escaper", "escaper")):
         if s.get(key) is not None:
             lines.append(f"  {label}: {seat_name(players, s[key])}")
     if s.get("bid"):
         lines.append(f"  bid {s['bid']}, base {s.get('base', 0)}")
     for b in s.get("bombs") or []:
-        led = ", led" if b.get("led") else ""
-        lines.append(f"  {b.get('kind')} of {b.get('size')} × {b.get('rank')} by seat "
-                     f"{b.get('seat')}{led}")  # fmt: skip
+        lines.append("  " + bomb_line(b, players))
     factors = s.get("factors") or []
     if factors:
         lines.append("  factors:")
@@ -247,12 +331,131 @@ def settlement_lines(s: Mapping[str, Any], players: Sequence[str] = ()) -> list[
     if steps:
         lines.append("  steps:")
         for st in steps:
-            lines.append(f"    {st.get('name')} = {st.get('value')}   {st.get('how', '')}")
+            lines.append(f"    {st.get('name')} = {st.get('value')}   "
+                         f"{step_how(str(st.get('how', '')))}")  # fmt: skip
     scores = s.get("scores") or []
     if scores:
         lines.append("  scores: " + ", ".join(
             f"{seat_name(players, i)} {v:+d}" for i, v in enumerate(scores)))  # fmt: skip
     return lines
+
+
+def running_total_lines(last_score: int | None, totals: Iterable[Any], family: str) -> list[str]:
+    """The seat's last score and its running total in the variant's family (GetPlayer's
+    FamilyTotal: ``family``, ``games``, ``total``)."""
+    lines = [] if last_score is None else [f"Your last game: {last_score:+d}"]
+    for t in totals:
+        if t.family == family:
+            lines.append(f"Your running total ({family}): {t.total:+d} in "
+                         f"{plural(t.games, 'game')}")  # fmt: skip
+    return lines
+
+
+def leftover_line(cards: Sequence[int]) -> str:
+    return ("Your cards left: " + cards_plain(sorted(cards))) if cards else "You played out."
+
+
+#: Between games: what the settlement box offers, and the start timer (seed 001 §4.5).
+NEXT_GAME_KEYS = "n: ready for the next game    l: leave the table"
+READY_SENT = "ready — waiting for the others"
+START_WARNING_S = 10.0
+
+
+def start_countdown(left_s: float, ready: bool) -> str:
+    """The start timer between games: how long is left to press n, a warning near the end."""
+    if ready:
+        return f"you are ready — the next game starts when everyone is ({left_s:.0f} s left)"
+    if left_s <= START_WARNING_S:
+        return f"⚠ press n within {left_s:.0f} s or you lose your seat"
+    return f"press n within {left_s:.0f} s to stay for the next game"
+
+
+REMOVED_TEXT = ("you were removed from the table: not ready in time — q: queue again, "
+                "Ctrl+Q: quit")  # fmt: skip
+LEFT_TEXT = "you left the table — q: queue again, Ctrl+Q: quit"
+
+
+def escape_left_text() -> str:
+    return "you left the table (escape); the settlement is below — q: queue again, Ctrl+Q quits"
+
+
+def autoplay_text(on: bool) -> str:
+    return "auto-play on 托管" if on else "auto-play off"
+
+
+AUTOPLAY_TAG = "[autoplay]"
+TIMEOUT_TAG = "[timeout]"
+NO_HINT = "no hint"
+NO_HINT_NOT_YOUR_TURN = "no hint: it is not your turn"
+
+
+def hint_play_text(cards: Sequence[int], reading: str = "") -> str:
+    named = f" as {pattern_name(reading)}" if reading else ""
+    return f"hint: {cards_plain(cards)}{named} — press Enter to play it"
+
+
+def hint_bid_text(bid: int) -> str:
+    return f"hint: bid {bid} — press Enter or {bid}"
+
+
+HINT_PASS = "hint: pass — press p"
+NO_SHOW_HAND = "this variant has no showing of the hand"
+
+
+def selection_text(cards: Sequence[int]) -> str:
+    """The line once the player changed the hint's selection: what Enter now plays."""
+    if not cards:
+        return "nothing selected (type ranks, or h for a hint)"
+    return f"selected: {cards_plain(cards)} — press Enter to play these"
+
+
+def resume_command(name: str) -> str:
+    return f"cardroom play --name {shlex.quote(name)} --resume"
+
+
+def goodbye_text(name: str, seated: bool) -> str:
+    """What Ctrl+Q prints: how to come back to the seat."""
+    if not seated:
+        return "Bye."
+    return (f"You still hold your seat for the disconnect grace. To come back: "
+            f"{resume_command(name)}")  # fmt: skip
+
+
+NOTHING_TO_RESUME = "nothing to resume: you hold no seat — start a new game without --resume"
+
+
+def unreachable_text(target: str) -> str:
+    return (
+        f"cannot reach the matchmaker at {target}: is it running? (set --matchmaker or "
+        "CARDROOM_MATCHMAKER_ADDR)"
+    )
+
+
+def table_event_text(kind: str, data: Mapping[str, Any], players: Sequence[str]) -> str:
+    """One table event in a line; a seat named by the player_id the event carries (the
+    player who acted), else by ``players`` as they sat when it happened."""
+    seat = data.get("seat")
+    who = f"seat {seat} {data['player_id']}" if data.get("player_id") else seat_name(players, seat)
+    if kind in ("seated", "bot_joined"):
+        return f"{who} sits down"
+    if kind == "ready":
+        return f"{who} is ready"
+    if kind == "game_started":
+        return f"game {data.get('game_no')} starts ({data.get('game_id')})"
+    if kind in ("disconnected", "reconnected", "connected"):
+        return f"{who} {kind}"
+    if kind == "player_left":
+        why = data.get("why", "")
+        return f"{who} left" + (f" ({str(why).replace('_', ' ')})" if why else "")
+    if kind == "game_over":
+        return f"scores: {by_seat(data.get('scores'), players)}"
+    if kind == "series":
+        games = data.get("games")
+        totals = by_seat(data.get("totals"), players)
+        return f"series after {plural(int(games or 0), 'game')}: totals {totals}"
+    if kind == "table_closed":
+        return "the table closed"
+    return f"{kind} {dict(data)}"
 
 
 def audit_lines(audit: Any) -> list[str]:

@@ -12,10 +12,12 @@ from textual.pilot import Pilot
 from services import rules
 from services.client import render
 from services.client.play import CELL, ChooseReading, ConfirmLeave, HandView, PlayApp
+from services.client.session import Session
 from services.client.watch import LoadError, WatchApp, load, step_text
 from services.common.wire import matchmaker_pb2 as M
 from tests.client.conftest import (
     SIZE,
+    TIMERS,
     make_app,
     my_turn,
     play_to_the_end,
@@ -42,6 +44,26 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
             if variant.startswith("zhengshangyou"):  # the running total's title (§5.4)
                 await until(pilot, lambda: "Title 称号: level" in str(
                     app.query_one("#settlement").render()))  # fmt: skip
+            # The running total after every game, the first too, as GetPlayer has it now;
+            # the cards left in hand; keys that fit the variant only.
+            family = rules.variant(variant).family
+            await until(pilot, lambda: "Your running total" in str(
+                app.query_one("#settlement").render()))  # fmt: skip
+            text = str(app.query_one("#settlement").render())
+            info = app.session.player()
+            total = next(t for t in info.totals if t.family == family)
+            assert total.games == 1
+            assert f"Your running total ({family}): {total.total:+d} in 1 game" in text
+            assert f"Your last game: {info.last_score:+d}" in text
+            assert render.leftover_line(app.last_hand) in text
+            hand = app.query_one("#hand", HandView)
+            assert sorted(hand.cards) == sorted(app.last_hand)
+            v = rules.variant(variant)
+            assert app.query_one("#b-bid1").display == v.bidding
+            assert app.query_one("#b-show").display == (v.show_hand_factor > 0)
+            if not v.show_hand_factor:
+                await pilot.press("w")
+                assert app.message == render.NO_SHOW_HAND
             if variant == "doudizhu4" and app.snap is not None:
                 landlord = app.snap.settlement.get("landlord")
                 shown = any("shows the hand" in line for line in app.log_lines)
@@ -76,6 +98,9 @@ def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path
             svg = screen_text(app.export_screenshot())
             assert "landlord" in svg and "phase: play" in svg and "turn: you" in svg
             assert "to beat:" in svg and "bottom:" in svg and "cards" in svg
+            assert "phase: play 出牌" in svg
+            bottom = list(app.view.bottom or ()) if app.view is not None else []
+            assert render.cards_plain(sorted(bottom)) in str(app.query_one("#table").render())
 
             # Typing a rank selects the lowest card of it, again the next one.
             rank = render.card_rank(cards[0])
@@ -119,6 +144,18 @@ def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path
             await pilot.press("escape", "h")
             await until(pilot, lambda: hand.selected_cards() == shown)
             assert app.hint_action == first and "hint:" in app.message
+            # Typing one more rank: the line no longer offers the hint but says what Enter
+            # plays now; Backspace takes it back.
+            extra = next((c for c in cards if c not in shown), None)
+            if extra is not None and shown:
+                rank = render.card_rank(extra)
+                await pilot.press(*RANK_KEY.get(rank, rank))
+                assert len(hand.selected_cards()) == len(shown) + 1
+                assert app.message.startswith("selected:") and "hint:" not in app.message
+                added = [c for c in hand.selected_cards() if c not in shown]
+                assert render.cards_plain(hand.selected_cards()) in app.message and added
+                await pilot.press("backspace")
+                assert hand.selected_cards() == shown
             seq = app.snap.seq if app.snap else 0
             plays = first is not None and first.WhichOneof("kind") == "play"
             await pilot.press("enter" if plays else "p")
@@ -193,6 +230,8 @@ def test_a_lost_connection_resumes_and_a_restart_rejoins(cluster: Cluster) -> No
             assert seqs == sorted(set(seqs))  # nothing missed twice, nothing repeated
             table = app.session.table_id
             await pilot.press("ctrl+q")  # quit without leaving: the seat waits out its grace
+            assert app.quit_seated  # play_main prints how to come back:
+            assert render.goodbye_text(name, True).endswith(f"cardroom play --name {name} --resume")
             return table
 
     table = asyncio.run(first())
@@ -236,7 +275,20 @@ def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
             await until(pilot, lambda: isinstance(app.screen, ConfirmLeave))
             await pilot.press("y")
             await until(pilot, lambda: "you left" in app.message)
+            # The settlement shows, the table no longer waits on this seat, and the log names
+            # the player who left, not the bot that took the seat.
+            await until(pilot, lambda: "escaped" in str(app.query_one("#settlement").render()))
+            assert app.query_one("#settlement").display
+            await pilot.pause(0.5)  # a snapshot from before the leave may still arrive
+            assert "turn: you" not in str(app.query_one("#table").render())
+            me = app.session.player_id
+            await until(pilot, lambda: any("leaves the game" in x for x in app.log_lines))
+            left = [x for x in app.log_lines if "leaves the game" in x or "scores:" in x]
+            assert left and all(me in x for x in left), left
+            assert not any("bot:" in x for x in app.log_lines if "leaves the game" in x)
+            assert "queue again" in str(app.query_one("#settlement").render())
             await pilot.press("ctrl+q")
+            assert not app.quit_seated
             return game_id
 
     game_id = asyncio.run(scenario())
@@ -342,6 +394,46 @@ def test_an_ambiguous_lead_asks_which_reading(
                                            for x in app.log_lines))  # fmt: skip
             assert not any("飞机带二, 4" in x for x in app.log_lines)
             await until(pilot, lambda: len(hand.cards) == 3 or settled(app))
+            await pilot.press("ctrl+q")
+
+    asyncio.run(scenario())
+
+
+def test_nothing_to_resume_and_no_matchmaker_say_so_in_one_line(cluster: Cluster) -> None:
+    app = make_app(cluster, "doudizhu3", name="nobody-seated", resume=True)
+
+    async def scenario(app: PlayApp) -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.return_code is not None)
+
+    asyncio.run(scenario(app))
+    assert app.return_code == 1 and app.fatal == render.NOTHING_TO_RESUME
+    lost = PlayApp(Session("127.0.0.1:1", "lonely"), "doudizhu3", timers=TIMERS)
+    asyncio.run(scenario(lost))
+    assert lost.return_code == 1 and lost.fatal == render.unreachable_text("127.0.0.1:1")
+
+
+def test_the_start_timer_counts_down_then_removal_offers_a_new_queue(cluster: Cluster) -> None:
+    timers = M.Timers(bid_ms=30_000, turn_ms=30_000, start_ms=4_000, grace_ms=10_000,
+                      bot_think_ms=0)  # fmt: skip
+    app = make_app(cluster, "zhengshangyou1", timers=timers)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.view is not None)
+            await pilot.press("a")  # auto-play to the end
+            await until(pilot, lambda: settled(app), timeout=60)
+            await until(pilot, lambda: "press n within" in str(
+                app.query_one("#settlement").render()))  # fmt: skip
+            await until(pilot, lambda: "⚠" in str(app.query_one("#settlement").render()))
+            await until(pilot, lambda: app.left == render.REMOVED_TEXT, timeout=30)
+            assert "removed" in app.message and "queue again" in app.message
+            await pilot.press("n")  # no NOT_SEATED: the seat is gone, and the screen says so
+            assert "NOT_SEATED" not in app.message
+            old = app.session.table_id
+            await pilot.press("q")  # queue again: a new table
+            await until(pilot, lambda: app.snap is not None and app.session.table_id != old
+                        and app.view is not None)  # fmt: skip
             await pilot.press("ctrl+q")
 
     asyncio.run(scenario())

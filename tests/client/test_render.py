@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from services import rules
 from services.client import render
-from services.client.play import table_event_text
+from services.client.render import table_event_text
 
 
 def test_a_play_shows_its_body_first_and_a_rocket_no_rank() -> None:
@@ -35,3 +35,82 @@ def test_a_reading_splits_into_body_and_kickers() -> None:
     assert render.cards_plain(four[0]) == "3♠ 3♣ 3♦ 4♥ 4♣ 4♦"
     assert render.cards_plain(five[1]) == "3♠ 3♣ 3♦ 7♣"
     assert render.reading_parts(cards[:3], "triple:3") is None
+
+
+def test_render_is_pure() -> None:
+    """The words a player reads import no widgets and no gRPC: a web client can share them."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(render.__file__).read_text())
+    imported = {
+        (n.module or "") if isinstance(n, ast.ImportFrom) else a.name
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Import | ast.ImportFrom)
+        for a in n.names
+    }
+    assert not any(m.startswith(("textual", "grpc", "services.common.wire")) for m in imported)
+
+
+def test_refusals_speak_the_screens_notation() -> None:
+    text = render.refusal_text("DOES_NOT_BEAT", "Ts (single:T) does not beat pair:A")
+    assert "10♠ (single 单张, 10) does not beat pair 对子, A" in text
+    assert "Ts" not in text and "pair:A" not in text
+    text = render.refusal_text("NOT_A_PATTERN", "6s 6c 8c 8d is not a pattern of doudizhu3")
+    assert "6♠ 6♣ 8♣ 8♦ is not a pattern" in text
+    assert render.screen_notation("3s3hBJ cannot be read as rocket:RJ") == (
+        "3♠ 3♥ BJ cannot be read as rocket 火箭"
+    )
+
+
+def test_settlement_words() -> None:
+    s = {
+        "status": "finished", "stake": 1, "landlord": 0, "bid": 3, "base": 3,
+        "bombs": [{"kind": "rocket", "size": 2, "rank": "RJ", "seat": 1, "led": False},
+                  {"kind": "bomb", "size": 4, "rank": "T", "seat": 0, "led": True}],
+        "steps": [{"name": "unit", "value": 12, "how": "base 3 × multiplier 4; the landlord win"}],
+        "scores": [24, -12, -12],
+    }  # fmt: skip
+    lines = render.settlement_lines(s, ["ann", "bob", "cy"])
+    text = "\n".join(lines)
+    assert lines[0].startswith("Result: the landlord wins 地主胜")
+    assert "rocket 火箭 by seat 1 bob" in text and "of 2 × RJ" not in text
+    assert "bomb 炸弹 of 4 × 10 by seat 0 ann, led" in text
+    assert "the landlord wins" in text and "the landlord win\n" not in text + "\n"
+    farmers = render.result_words({**s, "scores": [-24, 12, 12]})
+    assert farmers == "the farmers win 农民胜"
+
+
+def test_counts_phases_bids_and_totals() -> None:
+    from types import SimpleNamespace
+
+    assert render.plural(1, "card") == "1 card" and render.plural(2, "card") == "2 cards"
+    assert render.phase_name("show_hand") == "showing the hand 明牌"
+    assert "_" not in render.phase_name("show_hand")
+    assert render.bid_prompt(2, False) == "your bid: 3, or 0/p for no bid"
+    assert render.bid_prompt(0, False) == "your bid: 1, 2 or 3, or 0/p for no bid"
+    assert "1" not in render.bid_prompt(1, True) and "must bid" in render.bid_prompt(1, True)
+    totals = [SimpleNamespace(family="doudizhu", games=1, total=-4),
+              SimpleNamespace(family="zhengshangyou", games=2, total=3)]  # fmt: skip
+    assert render.running_total_lines(-4, totals, "doudizhu") == [
+        "Your last game: -4",
+        "Your running total (doudizhu): -4 in 1 game",
+    ]
+    assert render.running_total_lines(2, totals, "zhengshangyou")[1].endswith("+3 in 2 games")
+    assert render.leftover_line(rules.parse_cards("Ad3s")) == "Your cards left: 3♠ A♦"
+
+
+def test_between_games_and_leaving_texts() -> None:
+    assert "press n within 25 s" in render.start_countdown(25.2, False)
+    assert render.start_countdown(6, False).startswith("⚠")
+    assert "ready" in render.start_countdown(6, True)
+    assert "queue again" in render.REMOVED_TEXT
+    assert render.resume_command("erin o") == "cardroom play --name 'erin o' --resume"
+    assert "cardroom play --name alice --resume" in render.goodbye_text("alice", True)
+    assert "127.0.0.1:1" in render.unreachable_text("127.0.0.1:1")
+    assert "\n" not in render.unreachable_text("127.0.0.1:1")
+    # A seat named by the player the event carries, not by whoever sits there now.
+    players = ["bot:normal:7", "bob", "cy"]
+    line = render.table_event_text("player_left", {"seat": 0, "player_id": "erin",
+                                                   "why": "not_ready"}, players)  # fmt: skip
+    assert line == "seat 0 erin left (not ready)"
