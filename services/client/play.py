@@ -314,7 +314,9 @@ class PlayApp(App[int]):
                     self._post(self._set_status, f"the ticket ended {name}")
                     return
             snap = s.get_table()
-            s.last_seq = snap.seq
+            # A new seat's stream starts now; a resumed one from the table's first event, so
+            # the current game's earlier plays are in the log again.
+            s.last_seq = 0 if self.resume else snap.seq
             self._post(self._apply_snapshot, snap)
             if snap.message.state == M.TABLE_STATE_WAITING:
                 s.ready()
@@ -435,9 +437,7 @@ class PlayApp(App[int]):
                 data["seat"] = g.envelope.seat
             text = render.event_text(g.type, data, self.game_players or self.players)
             cause = common_cause(g.envelope.cause)
-            tag = {"timeout": render.TIMEOUT_TAG, "autoplay": render.AUTOPLAY_TAG}.get(cause)
-            if tag:
-                text += f"  {tag}"
+            text += render.cause_tag(g.type, cause)
             self._log_line(f"#{ev.seq} {text}")
             return
         data = json.loads(ev.data_json or "{}")

@@ -385,6 +385,19 @@ def autoplay_text(on: bool) -> str:
 
 AUTOPLAY_TAG = "[autoplay]"
 TIMEOUT_TAG = "[timeout]"
+#: The events that are a seat's own action: the ones an [autoplay]/[timeout] tag belongs on.
+#: The events the action brings about (a new trick, the landlord, game over) share its cause
+#: but are not the seat's doing.
+ACTION_EVENTS = frozenset({"bid", "pass", "play", "show_hand", "leave"})
+
+
+def cause_tag(event_type: str, cause: str) -> str:
+    """`` [autoplay]`` after an action auto-play made, `` [timeout]`` after one the clock
+    made; nothing on the events it led to."""
+    tag = {"timeout": TIMEOUT_TAG, "autoplay": AUTOPLAY_TAG}.get(cause, "")
+    return f"  {tag}" if tag and event_type in ACTION_EVENTS else ""
+
+
 NO_HINT = "no hint"
 NO_HINT_NOT_YOUR_TURN = "no hint: it is not your turn"
 

@@ -205,6 +205,8 @@ def test_a_timeout_plays_for_the_seat(cluster: Cluster) -> None:
             await until(pilot, lambda: my_turn(app))
             assert "s left" in str(app.query_one("#table").render())  # the countdown
             await until(pilot, lambda: any("[timeout]" in x for x in app.log_lines))
+            tagged = [x for x in app.log_lines if "[timeout]" in x or "[autoplay]" in x]
+            assert all(" passes" in x or " plays " in x or " bids " in x for x in tagged), tagged
             await pilot.press("a")
             await until(pilot, lambda: settled(app), timeout=60)
             await pilot.press("ctrl+q")
@@ -241,6 +243,9 @@ def test_a_lost_connection_resumes_and_a_restart_rejoins(cluster: Cluster) -> No
         async with again.run_test(size=SIZE) as pilot:
             await until(pilot, lambda: again.snap is not None)
             assert again.session.table_id == table
+            # The log again holds the game's earlier plays, not only what came after.
+            await until(pilot, lambda: any("starts (" in x for x in again.log_lines))
+            assert any(" is dealt " in x or "cards dealt" in x for x in again.log_lines)
             await until(pilot, lambda: again.snap.message.seats[again.snap.message.seat]
                         .connected)  # fmt: skip
             if not settled(again):

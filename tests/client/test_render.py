@@ -114,3 +114,10 @@ def test_between_games_and_leaving_texts() -> None:
     line = render.table_event_text("player_left", {"seat": 0, "player_id": "erin",
                                                    "why": "not_ready"}, players)  # fmt: skip
     assert line == "seat 0 erin left (not ready)"
+
+
+def test_the_autoplay_tag_goes_on_the_seats_own_action() -> None:
+    assert render.cause_tag("pass", "autoplay") == "  [autoplay]"
+    assert render.cause_tag("play", "timeout") == "  [timeout]"
+    assert render.cause_tag("new_trick", "autoplay") == ""  # the next seat's lead: not its doing
+    assert render.cause_tag("play", "player") == ""
