@@ -11,8 +11,10 @@ Enter plays the selection (cards that read as several patterns ask which one is 
 hint (the same one again this turn);  ``a`` auto-play on/off;  ``s`` sorts by rank
 or by count;  bidding ``1`` ``2`` ``3``, ``0`` or ``p`` no bid;  ``w`` shows the hand (ddz4);
 ``n`` ready for the next game;  ``l`` leaves (mid-game it asks first and names the escape
-penalty);  Ctrl+Q quits without leaving (``cardroom play --resume`` rejoins the seat within
-the disconnect grace).
+penalty);  ``q`` queues again once the seat is gone;  PgUp/PgDn scroll the settlement;
+Ctrl+Q quits without leaving (``cardroom play --name NAME --resume`` rejoins the seat
+within the disconnect grace; the exit prints it).  Every word shown comes from
+:mod:`.render`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from typing import Any, ClassVar
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
 from textual.widgets import Button, RichLog, Static
@@ -147,7 +149,7 @@ class ConfirmLeave(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield Static(self.warning, id="warning")
-            yield Static("Leave? y = leave and pay, n = stay")
+            yield Static(render.CONFIRM_LEAVE)
             with Horizontal():
                 yield Button("Leave (y)", id="yes", variant="error")
                 yield Button("Stay (n)", id="no", variant="primary")
@@ -170,7 +172,7 @@ class ChooseReading(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="choose"):
-            yield Static(f"{render.cards_plain(self.cards)} can be played as:", id="choose-title")
+            yield Static(render.can_be_played_as(self.cards), id="choose-title")
             for i, reading in enumerate(self.readings):
                 label = f"{i + 1}  {render.pattern_name(reading)}"
                 parts = render.reading_parts(self.cards, reading)
@@ -179,7 +181,7 @@ class ChooseReading(ModalScreen[str | None]):
                 button = Button(label, id=f"r-{i}", compact=True)
                 button.can_focus = False
                 yield button
-            yield Static("1–9 chooses the reading · Esc goes back")
+            yield Static(render.CHOOSE_READING_KEYS)
 
     def on_key(self, event: events.Key) -> None:
         ch = event.character or ""
@@ -203,7 +205,8 @@ class PlayApp(App[int]):
     #hand { height: auto; min-height: 1; border: round $accent; padding: 0 1; }
     #buttons { height: auto; }
     #buttons Button { min-width: 8; margin: 0 1 0 0; }
-    #settlement { height: auto; border: double $success; padding: 0 1; display: none; }
+    #settlement-box { height: auto; max-height: 45vh; border: double $success; display: none; }
+    #settlement { height: auto; padding: 0 1; }
     #log { height: 1fr; min-height: 4; border: round $panel; }
     ConfirmLeave, ChooseReading { align: center middle; }
     #choose { width: 90%; height: auto; border: thick $accent; background: $surface;
@@ -247,7 +250,7 @@ class PlayApp(App[int]):
         self.last_hand: list[int] = []  # the seat's cards as the game ended
         self.left = ""  # why this seat is gone (render's LEFT_TEXT…), once it is
         self.connection = "connecting"
-        self.status_line = "finding a table…"
+        self.status_line = render.FINDING_TABLE
         self._dirty = threading.Event()
         self._stopping = False
         self.quit_seated = False
@@ -268,7 +271,8 @@ class PlayApp(App[int]):
                 button = Button(label, id=f"b-{name}", compact=True)
                 button.can_focus = False
                 yield button
-        yield Static("", id="settlement")
+        with VerticalScroll(id="settlement-box"):  # PgUp/PgDn or the wheel on a small screen
+            yield Static("", id="settlement")
         yield RichLog(id="log", wrap=True, markup=False)
 
     def on_mount(self) -> None:
@@ -302,16 +306,15 @@ class PlayApp(App[int]):
                     self._post(self._give_up, render.NOTHING_TO_RESUME)
                     return
                 s.table_id = info.table_id
-                self._post(self._set_status, f"resuming at table {s.table_id}")
+                self._post(self._set_status, render.resuming_text(s.table_id))
             else:
                 fill = int(self.wait_for_humans_s * 1000) if self.wait_for_humans_s > 0 else 0
                 ticket = s.enqueue(self.variant, fill, self.timers, self.bot_level)
-                self._post(self._set_status, f"queued for {self.variant} (ticket "
-                                             f"{ticket.ticket_id})")  # fmt: skip
+                self._post(self._set_status, render.queued_text(self.variant, ticket.ticket_id))
                 ticket = s.wait_seated(ticket)
                 if ticket.state != M.TICKET_STATE_SEATED:
                     name = M.TicketState.Name(ticket.state)
-                    self._post(self._set_status, f"the ticket ended {name}")
+                    self._post(self._set_status, render.ticket_ended_text(name))
                     return
             snap = s.get_table()
             # A new seat's stream starts now; a resumed one from the table's first event, so
@@ -358,7 +361,7 @@ class PlayApp(App[int]):
                 return
             except Refused as exc:
                 if exc.reason in ("NOT_SEATED", "TABLE_NOT_FOUND"):
-                    self._post(self._set_status, "you are no longer seated at this table")
+                    self._post(self._set_status, render.NO_LONGER_SEATED)
                     self._post(self._removed)
                     while not s.closed and s.table_id:  # until a new queue, if one
                         self._dirty.wait(1.0)
@@ -415,8 +418,7 @@ class PlayApp(App[int]):
         self._render_status()
 
     def _render_status(self) -> None:
-        conn = {"connected": "● connected", "reconnecting": "○ reconnecting…",
-                "ended": "× stream ended"}.get(self.connection, self.connection)  # fmt: skip
+        conn = render.CONNECTION_WORDS.get(self.connection, self.connection)
         self.query_one("#status", Static).update(
             f"{self.session.player_id} · {self.variant} · {self.status_line} · {conn}"
         )
@@ -533,20 +535,19 @@ class PlayApp(App[int]):
             out.append("▶ " if turn else "  ", style="bold yellow")
             you = " (you)" if i == snap.message.seat else ""
             out.append(f"seat {i} {seat.player_id}{you}", style="bold" if you else "")
-            out.append(f"  {'bot' if seat.bot else 'person'}")
-            if view is not None and i < len(view.counts):
-                out.append(f"  {render.plural(view.counts[i], 'card')}")
-            if view is not None and view.landlord == i:
-                out.append("  landlord 地主", style="bold magenta")
-            if not seat.bot:
-                out.append("  online" if seat.connected else "  offline",
-                           style="green" if seat.connected else "red")  # fmt: skip
-            if seat.autoplay or (view is not None and i < len(view.autoplay)
-                                 and view.autoplay[i]):  # fmt: skip
-                out.append("  auto-play 托管", style="cyan")
-            if snap.message.state == M.TABLE_STATE_WAITING and seat.ready:
-                out.append("  ready")
-            out.append(f"  total {seat.total:+d}")
+            counts = view.counts if view is not None else ()
+            autoplay = view is not None and i < len(view.autoplay) and view.autoplay[i]
+            colours = {"landlord": "bold magenta", "online": "green", "offline": "red",
+                       "autoplay": "cyan"}  # fmt: skip
+            for words, kind in render.seat_words(
+                bot=seat.bot, connected=seat.connected,
+                cards=counts[i] if i < len(counts) else None,
+                landlord=view is not None and view.landlord == i,
+                autoplay=seat.autoplay or autoplay,
+                ready=snap.message.state == M.TABLE_STATE_WAITING and seat.ready,
+                total=seat.total,
+            ):  # fmt: skip
+                out.append(f"  {words}", style=colours.get(kind, ""))
             out.append("\n")
         self.query_one("#seats", Static).update(out)
 
@@ -556,7 +557,7 @@ class PlayApp(App[int]):
         if view is None:
             snap = self.snap
             over = snap is not None and snap.message.state == M.TABLE_STATE_WAITING
-            text = "waiting for the game to start…"
+            text = render.WAITING_FOR_GAME
             if self.left:
                 text = self.left
             elif over and snap is not None and snap.settlement:
@@ -573,7 +574,7 @@ class PlayApp(App[int]):
             lines.append(f"  — {render.pattern_name(view.last.pattern.reading)}"
                          f"  by {render.seat_name(self.players, view.last_seat)}\n")  # fmt: skip
         elif not view.over and view.phase is not rules.Phase.BIDDING:
-            lines.append("to beat: nothing — the seat to move leads\n")
+            lines.append(render.NO_LEAD + "\n")
         if view.turn is not None and not view.over:
             who = "you" if view.to_move else render.seat_name(self.players, view.turn)
             label = "bid" if view.phase is rules.Phase.BIDDING else "turn"
@@ -588,18 +589,18 @@ class PlayApp(App[int]):
             lines.append_text(render.cards_text(view.shown_hand))
             lines.append("\n")
         if view.must_hold is not None and view.to_move:
-            lines.append(f"your lead must hold {render.card_label(view.must_hold)}\n")
+            lines.append(render.must_hold_text(view.must_hold) + "\n")
         if view.to_move and view.phase is rules.Phase.BIDDING:
             lines.append(render.bid_prompt(view.bid or 0, view.must_bid) + "\n")
         if view.to_move and view.phase is rules.Phase.SHOW_HAND:
-            lines.append("w shows your hand (score ×3), or lead to decline\n")
+            lines.append(render.SHOW_HAND_PROMPT + "\n")
         self.query_one("#table", Static).update(lines)
 
     def _countdown(self) -> str:
         if self.snap is None or self.snap.deadline_s is None:
             return ""
         left = max(0.0, self.snap.deadline_s - time.time())
-        return f" — {left:4.1f} s left"
+        return render.time_left_text(left)
 
     def _tick(self) -> None:
         if self.view is not None and not self.view.over:
@@ -620,8 +621,9 @@ class PlayApp(App[int]):
         panel = self.query_one("#settlement", Static)
         snap = self.snap
         between = snap is not None and snap.message.state == M.TABLE_STATE_WAITING
+        box = self.query_one("#settlement-box", VerticalScroll)
         if snap is None or not snap.settlement or not (between or self.left):
-            panel.display = False
+            panel.display = box.display = False
             return
         seat = snap.message.seat
         players = self.game_players or self.players
@@ -651,7 +653,7 @@ class PlayApp(App[int]):
                 ready = 0 <= seat < len(snap.message.seats) and snap.message.seats[seat].ready
                 lines.append(render.start_countdown(left, ready))
         panel.update("\n".join(lines))
-        panel.display = True
+        panel.display = box.display = True
 
     # ------------------------------------------------------------------ input
     def on_key(self, event: events.Key) -> None:
@@ -715,6 +717,10 @@ class PlayApp(App[int]):
             hv.cursor = 0 if key == "home" else max(0, len(hv.cards) - 1)
             hv.refresh_hand()
             return True
+        if key in ("pageup", "pagedown"):
+            box = self.query_one("#settlement-box", VerticalScroll)
+            (box.scroll_page_up if key == "pageup" else box.scroll_page_down)(animate=False)
+            return True
         if key == "space":
             hv.toggle(hv.cursor)
             self.selection_changed()
@@ -734,7 +740,7 @@ class PlayApp(App[int]):
 
     def _select_rank(self, rank: str) -> None:
         if not self.query_one("#hand", HandView).select_rank(rank):
-            self._say(f"no more {'10' if rank == 'T' else rank} in your hand")
+            self._say(render.no_more_text(rank))
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         name = (event.button.id or "").removeprefix("b-")
@@ -762,11 +768,11 @@ class PlayApp(App[int]):
                 action.CopyFrom(self.hint_action)
                 self._work(lambda: self.session.act(action), self._after_act)
             else:
-                self._say("bid with 1, 2 or 3, or 0/p for no bid")
+                self._say(render.BID_KEYS)
             return
         cards = self.query_one("#hand", HandView).selected_cards()
         if not cards:
-            self._say("select cards first (type ranks, or h for a hint)")
+            self._say(render.SELECT_FIRST)
             return
         text = rules.format_cards(cards)
 
@@ -776,7 +782,7 @@ class PlayApp(App[int]):
 
         def send(reading: str | None) -> None:
             if reading is None:
-                self._say("not played: choose a reading, or change the selection")
+                self._say(render.NOT_PLAYED)
                 return
             self._work(lambda: self.session.play(text, reading), done)
 
@@ -811,7 +817,7 @@ class PlayApp(App[int]):
 
     def do_sort(self) -> None:
         self.sort_by = "count" if self.sort_by == "rank" else "rank"
-        self._say(f"sorted by {self.sort_by}")
+        self._say(render.sorted_text(self.sort_by))
         if self.snap is not None:
             self._apply_snapshot(self.snap)
 
@@ -896,7 +902,7 @@ class PlayApp(App[int]):
         self.game_players, self._players_game, self.last_hand = [], "", []
         self.session.table_id, self.session.last_seq = "", 0
         self.query_one("#hand", HandView).set_cards([])
-        self.query_one("#settlement", Static).display = False
+        self.query_one("#settlement-box", VerticalScroll).display = False
         self._say("")
         self._render_table()
         self.run_worker(self._run, thread=True, name="stream", group="session")

@@ -557,3 +557,74 @@ def escape_warning(view: rules.SeatView | None) -> str:
         f"Leaving now is an escape (逃跑): you pay a penalty of {penalty} and the others "
         f"score 0.\n{steps}"
     )
+
+
+# ---------------------------------------------------------------------- the play screen's lines
+FINDING_TABLE = "finding a table…"
+WAITING_FOR_GAME = "waiting for the game to start…"
+NO_LONGER_SEATED = "you are no longer seated at this table"
+SELECT_FIRST = "select cards first (type ranks, or h for a hint)"
+BID_KEYS = "bid with 1, 2 or 3, or 0/p for no bid"
+NOT_PLAYED = "not played: choose a reading, or change the selection"
+NO_LEAD = "to beat: nothing — the seat to move leads"
+SHOW_HAND_PROMPT = "w shows your hand (score ×3), or lead to decline"
+CONFIRM_LEAVE = "Leave? y = leave and pay, n = stay"
+CHOOSE_READING_KEYS = "1–9 chooses the reading · Esc goes back"
+CONNECTION_WORDS = {
+    "connected": "● connected",
+    "reconnecting": "○ reconnecting…",
+    "ended": "× stream ended",
+}
+
+
+def queued_text(variant: str, ticket_id: str) -> str:
+    return f"queued for {variant} (ticket {ticket_id})"
+
+
+def ticket_ended_text(state: str) -> str:
+    return f"the ticket ended {state.removeprefix('TICKET_STATE_').lower()}"
+
+
+def resuming_text(table_id: str) -> str:
+    return f"resuming at table {table_id}"
+
+
+def sorted_text(by: str) -> str:
+    return f"sorted by {by}"
+
+
+def no_more_text(rank: str) -> str:
+    return f"no more {'10' if rank == 'T' else rank} in your hand"
+
+
+def must_hold_text(card: int) -> str:
+    return f"your lead must hold {card_label(card)}"
+
+
+def time_left_text(left_s: float) -> str:
+    return f" — {left_s:4.1f} s left"
+
+
+def can_be_played_as(cards: Sequence[int]) -> str:
+    return f"{cards_plain(cards)} can be played as:"
+
+
+def seat_words(
+    *, bot: bool, connected: bool, cards: int | None, landlord: bool, autoplay: bool,
+    ready: bool, total: int,
+) -> list[tuple[str, str]]:  # fmt: skip
+    """A seat's state after its name, as (words, kind) pairs; the kind (``landlord``,
+    ``online``, ``offline``, ``autoplay``, or empty) is for the client to colour."""
+    out: list[tuple[str, str]] = [("bot" if bot else "person", "")]
+    if cards is not None:
+        out.append((plural(cards, "card"), ""))
+    if landlord:
+        out.append(("landlord 地主", "landlord"))
+    if not bot:
+        out.append(("online", "online") if connected else ("offline", "offline"))
+    if autoplay:
+        out.append(("auto-play 托管", "autoplay"))
+    if ready:
+        out.append(("ready", ""))
+    out.append((f"total {total:+d}", ""))
+    return out

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 import grpc
 from rich.text import Text
 from textual.app import App, ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from services import rules
@@ -156,6 +156,8 @@ class WatchApp(App[int]):
         ("home", "go(0)", "first"),
         ("end", "go(-1)", "last"),
         ("q", "quit", "quit"),
+        ("pageup", "page(-1)", "scroll up"),
+        ("pagedown", "page(1)", "scroll down"),
     ]
 
     def __init__(self, game: StoredGame) -> None:
@@ -170,11 +172,12 @@ class WatchApp(App[int]):
         who = f" as seen by seat {g.seat}" if g.seat is not None else ""
         yield Static(f"game {g.game_id} · {g.summary.variant} · {status} · players "
                      f"{', '.join(g.players) or '—'}{who}", id="header")  # fmt: skip
-        yield Static("", id="step")
-        with Horizontal(id="end"):
-            yield Static("", id="settlement")
-            yield Static("", id="audit")
-        yield Static("→/space next · ← back · Home/End · q quit", id="help")
+        with VerticalScroll(id="body"):  # a long settlement and audit scroll on a small screen
+            yield Static("", id="step")
+            with Horizontal(id="end"):
+                yield Static("", id="settlement")
+                yield Static("", id="audit")
+        yield Static("→/space next · ← back · Home/End · PgUp/PgDn scroll · q quit", id="help")
 
     def on_mount(self) -> None:
         self.show()
@@ -198,6 +201,10 @@ class WatchApp(App[int]):
     def action_step(self, delta: int) -> None:
         self.index = max(0, min(len(self.game.events) - 1, self.index + delta))
         self.show()
+
+    def action_page(self, direction: int) -> None:
+        body = self.query_one("#body", VerticalScroll)
+        (body.scroll_page_down if direction > 0 else body.scroll_page_up)(animate=False)
 
     def action_go(self, where: int) -> None:
         self.index = where if where >= 0 else max(0, len(self.game.events) - 1)

@@ -328,6 +328,16 @@ def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
             await pilot.press("q")
 
     asyncio.run(watch())
+    small = WatchApp(game)
+
+    async def watch_small() -> None:  # 100×30: the audit's end is reached by scrolling
+        async with small.run_test(size=(100, 30)) as pilot:
+            await pilot.press("end", *["pagedown"] * 6)
+            await pilot.pause(0.2)
+            assert "consistent" in screen_text(small.export_screenshot())
+            await pilot.press("q")
+
+    asyncio.run(watch_small())
     seat_view = load(target, game_id, seat=1)
     assert all(not e.envelope.HasField("seat") or e.envelope.seat == 1 for e in seat_view.events)
 
@@ -439,6 +449,29 @@ def test_the_start_timer_counts_down_then_removal_offers_a_new_queue(cluster: Cl
             await pilot.press("q")  # queue again: a new table
             await until(pilot, lambda: app.snap is not None and app.session.table_id != old
                         and app.view is not None)  # fmt: skip
+            await pilot.press("ctrl+q")
+
+    asyncio.run(scenario())
+
+
+def test_the_settlement_scrolls_at_100_by_30(cluster: Cluster) -> None:
+    app = make_app(cluster, "doudizhu3")
+
+    async def scenario() -> None:
+        async with app.run_test(size=(100, 30)) as pilot:
+            await until(pilot, lambda: app.view is not None)
+            await pilot.press("a")  # auto-play to the end
+            await until(pilot, lambda: settled(app), timeout=60)
+            await until(pilot, lambda: "Your running total" in str(
+                app.query_one("#settlement").render()))  # fmt: skip
+            await until(pilot, lambda: "Result:" in screen_text(app.export_screenshot()))
+            box = app.query_one("#settlement-box")
+            assert box.region.bottom <= 30  # the box is on the screen, its end reachable
+            for _ in range(6):
+                await pilot.press("pagedown")
+            await pilot.pause(0.2)
+            text = screen_text(app.export_screenshot())
+            assert "Your running total" in text and "n: ready for the next game" in text
             await pilot.press("ctrl+q")
 
     asyncio.run(scenario())

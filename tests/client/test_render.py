@@ -121,3 +121,10 @@ def test_the_autoplay_tag_goes_on_the_seats_own_action() -> None:
     assert render.cause_tag("play", "timeout") == "  [timeout]"
     assert render.cause_tag("new_trick", "autoplay") == ""  # the next seat's lead: not its doing
     assert render.cause_tag("play", "player") == ""
+
+
+def test_a_seat_with_one_card_left() -> None:
+    words = render.seat_words(bot=False, connected=True, cards=1, landlord=True,
+                              autoplay=False, ready=False, total=-3)  # fmt: skip
+    assert ("1 card", "") in words and ("landlord 地主", "landlord") in words
+    assert [w for w, _ in words][-1] == "total -3"
