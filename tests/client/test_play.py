@@ -244,8 +244,10 @@ def test_a_lost_connection_resumes_and_a_restart_rejoins(cluster: Cluster) -> No
             await until(pilot, lambda: again.snap is not None)
             assert again.session.table_id == table
             # The log again holds the game's earlier plays, not only what came after.
-            await until(pilot, lambda: any("starts (" in x for x in again.log_lines))
-            assert any(" is dealt " in x or "cards dealt" in x for x in again.log_lines)
+            # (The replayed lines arrive over a few screen updates: wait for both.)
+            await until(pilot, lambda: any("starts (" in x for x in again.log_lines)
+                        and any(" is dealt " in x or "cards dealt" in x
+                                for x in again.log_lines))  # fmt: skip
             await until(pilot, lambda: again.snap.message.seats[again.snap.message.seat]
                         .connected)  # fmt: skip
             if not settled(again):
