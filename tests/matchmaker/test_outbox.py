@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import grpc
@@ -177,6 +177,29 @@ def test_the_gather_is_a_setting(monkeypatch: pytest.MonkeyPatch) -> None:
             MatchmakerConfig.from_env()
 
 
+@contextlib.asynccontextmanager
+async def hung_replay(asked: list[str]) -> AsyncIterator[str]:
+    """A real gRPC server whose AppendEvents never answers (a hung replay); each request's
+    game id goes to ``asked``.  Its address."""
+
+    async def hang(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
+        asked.append(replay_pb2.AppendEventsRequest.FromString(request).game_id)
+        await asyncio.sleep(30)  # past the caller's timeout
+        return b""
+
+    server = grpc.aio.server()
+    handler = grpc.method_handlers_generic_handler(
+        "cardroom.v1.ReplayService", {"AppendEvents": grpc.unary_unary_rpc_method_handler(hang)}
+    )
+    server.add_generic_rpc_handlers((handler,))
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        yield f"127.0.0.1:{port}"
+    finally:
+        await server.stop(0)
+
+
 def test_a_replay_that_does_not_answer_costs_a_pass_one_call(db_url: str) -> None:
     """The outbox sends one append at a time, oldest game first; when replay does not answer
     (a hung process, a black-holed address), the pass waits out that one call's timeout and
@@ -187,26 +210,14 @@ def test_a_replay_that_does_not_answer_costs_a_pass_one_call(db_url: str) -> Non
         add(store, game, 1, append_of(game, 1).SerializeToString())
     asked: list[str] = []
 
-    async def hang(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-        asked.append(replay_pb2.AppendEventsRequest.FromString(request).game_id)
-        await asyncio.sleep(30)  # past the caller's timeout
-        return b""
-
     async def main() -> None:
-        server = grpc.aio.server()
-        handler = grpc.method_handlers_generic_handler(
-            "cardroom.v1.ReplayService", {"AppendEvents": grpc.unary_unary_rpc_method_handler(hang)}
-        )
-        server.add_generic_rpc_handlers((handler,))
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        runner = Runner(store, Engine("127.0.0.1:1"), Replay(f"127.0.0.1:{port}", timeout=0.5))
-        try:
-            assert await runner.outbox.deliver_once() is False
-            assert not runner.replay_ok
-        finally:
-            await server.stop(0)
-            await runner.close()
+        async with hung_replay(asked) as address:
+            runner = Runner(store, Engine("127.0.0.1:1"), Replay(address, timeout=0.5))
+            try:
+                assert await runner.outbox.deliver_once() is False
+                assert not runner.replay_ok
+            finally:
+                await runner.close()
 
     asyncio.run(main())
     assert asked == ["g1"]
@@ -226,31 +237,19 @@ def test_a_dead_instances_rows_are_taken_over_within_the_lease(db_url: str) -> N
     add(store, "g1", 1, append_of("g1", 1).SerializeToString())
     asked: list[str] = []
 
-    async def hang(request: bytes, context: grpc.aio.ServicerContext) -> bytes:
-        asked.append(replay_pb2.AppendEventsRequest.FromString(request).game_id)
-        await asyncio.sleep(30)
-        return b""
-
     async def main() -> None:
-        server = grpc.aio.server()
-        handler = grpc.method_handlers_generic_handler(
-            "cardroom.v1.ReplayService", {"AppendEvents": grpc.unary_unary_rpc_method_handler(hang)}
-        )
-        server.add_generic_rpc_handlers((handler,))
-        port = server.add_insecure_port("127.0.0.1:0")
-        await server.start()
-        runner = Runner(store, Engine("127.0.0.1:1"), Replay(f"127.0.0.1:{port}", timeout=30),
-                        RunnerSettings(lease_ms=800))  # fmt: skip
-        try:
-            delivering = asyncio.create_task(runner.outbox.deliver_once())
-            while not asked:
-                await asyncio.sleep(0.01)
-            delivering.cancel()  # the instance dies inside the append
-            with contextlib.suppress(asyncio.CancelledError):
-                await delivering
-        finally:
-            await server.stop(0)
-            await runner.close()
+        async with hung_replay(asked) as address:
+            runner = Runner(store, Engine("127.0.0.1:1"), Replay(address, timeout=30),
+                            RunnerSettings(lease_ms=800))  # fmt: skip
+            try:
+                delivering = asyncio.create_task(runner.outbox.deliver_once())
+                while not asked:
+                    await asyncio.sleep(0.01)
+                delivering.cancel()  # the instance dies inside the append
+                with contextlib.suppress(asyncio.CancelledError):
+                    await delivering
+            finally:
+                await runner.close()
 
     try:
         asyncio.run(main())
