@@ -1,16 +1,19 @@
 """One policy, in one module: a person's move goes before the runner's own work (bots,
-timeouts, deals, seating, the outbox, streams), at each place such work queues:
+timeouts, deals, seating, the outbox, streams).
 
-* the engine (:class:`EngineGate`): while people act, the runner's own calls keep to a few
-  slots and wait for people's calls in flight;
-* the database threads (:class:`PeopleFirstThreads`): a person's call has threads of its own,
-  and a move in a running game goes first among them;
+One mechanism carries it out: every piece of work runs at a :class:`Priority`, held in one
+context variable (:func:`current`; the runner's own tasks start in :func:`background_context`,
+a person's move runs inside :func:`acting_as` ``(Priority.MOVE)``, and any other call is
+``Priority.CALL``, the default).  :func:`in_thread` carries the caller's context into the
+database threads, so the priority follows the work wherever it queues, and each queue orders
+by it:
+
+* the engine (:class:`EngineGate`): while people act, background calls keep to a few slots
+  and wait for people's calls in flight;
+* the database threads (:class:`PeopleFirstThreads`): people's calls have threads of their
+  own (the runner picks the pool by priority), and a move goes first among them;
 * SQLite's one writer (:class:`PeopleFirstLock`): a person's write waits for the write in
-  progress only, not behind every bot move queued.
-
-Who is who travels in context variables: :data:`BACKGROUND` is set in the runner's own tasks,
-:data:`PLAYING` (:func:`playing`) around a person's move, and a people's thread marks itself
-with :func:`urgent_thread`.
+  progress only, not behind every background write queued.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import asyncio
 import collections
 import contextlib
 import contextvars
+import enum
 import heapq
 import itertools
 import math
@@ -29,23 +33,52 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-#: True in the runner's own tasks (due deadlines, bots, seating, outbox, streams): their
-#: database work queues in a pool of its own, so a person's call (an RPC) never waits in a
-#: queue of bot moves behind a busy SQLite write lock.
-BACKGROUND: contextvars.ContextVar[bool] = contextvars.ContextVar("mm_background", default=False)
-#: True in the calls of a person in a running game (Act, LeaveTable): their database work
-#: goes first in the people's threads (:class:`PeopleFirstThreads`).
-PLAYING: contextvars.ContextVar[bool] = contextvars.ContextVar("mm_playing", default=False)
+
+class Priority(enum.IntEnum):
+    """Whose work this is, the most urgent first (the order the queues serve it in)."""
+
+    #: A person's move in a running game (Act, LeaveTable).
+    MOVE = 0
+    #: Any other call of a person (an RPC: Enqueue, Ready, a stream opening, ...).
+    CALL = 1
+    #: The runner's own work: due deadlines, bots, seating, the outbox, streams' upkeep.
+    BACKGROUND = 2
+
+
+_PRIORITY: contextvars.ContextVar[Priority] = contextvars.ContextVar(
+    "mm_priority", default=Priority.CALL
+)
+
+
+def current() -> Priority:
+    """The priority of the work running here (in a task, or in a thread :func:`in_thread`
+    started)."""
+    return _PRIORITY.get()
 
 
 @contextlib.contextmanager
-def playing() -> Iterator[None]:
-    """Marks the database work of the calls inside as a person's move (:data:`PLAYING`)."""
-    token = PLAYING.set(True)
+def acting_as(priority: Priority) -> Iterator[None]:
+    """Runs the work inside at ``priority`` (a person's move: ``Priority.MOVE``)."""
+    token = _PRIORITY.set(priority)
     try:
         yield
     finally:
-        PLAYING.reset(token)
+        _PRIORITY.reset(token)
+
+
+def background_context() -> contextvars.Context:
+    """A copy of the current context at ``Priority.BACKGROUND``: the runner's own tasks start
+    in one."""
+    context = contextvars.copy_context()
+    context.run(_PRIORITY.set, Priority.BACKGROUND)
+    return context
+
+
+async def in_thread(pool: Executor, call: Callable[[], T]) -> T:
+    """``call()`` in one of ``pool``'s threads, in a copy of the caller's context (as
+    ``asyncio.to_thread`` does): its priority reaches the write lock the call takes there."""
+    context = contextvars.copy_context()
+    return await asyncio.get_running_loop().run_in_executor(pool, context.run, call)
 
 
 class EngineGate:
@@ -90,7 +123,7 @@ class EngineGate:
             fut.set_result(None)
 
     async def call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        if not BACKGROUND.get():
+        if current() is not Priority.BACKGROUND:
             self._people += 1
             try:
                 return await fn(*args)
@@ -125,30 +158,28 @@ class EngineGate:
 
 
 class PeopleFirstThreads(Executor):
-    """The people's database threads: a few threads, one queue, with a person's move in a
-    running game (Act, LeaveTable: :data:`PLAYING`) ahead of everything else queued, first
-    come first served within each.  Games that start together end together, so their
-    players Enqueue, get seated and open their streams in waves of hundreds of calls; an Act
-    behind such a wave in a plain FIFO queue waited hundreds of ms (the p99 of issue 12)."""
+    """The people's database threads: a few threads, one queue, served in :class:`Priority`
+    order (a move in a running game ahead of every other call queued), first come first
+    served within each.  Games that start together end together, so their players Enqueue,
+    get seated and open their streams in waves of hundreds of calls; an Act behind such a
+    wave in a plain FIFO queue waited hundreds of ms (the p99 of issue 12)."""
 
-    def __init__(self, threads: int, prefix: str, initializer: Callable[[], None]) -> None:
-        self._size, self._prefix, self._initializer = threads, prefix, initializer
+    def __init__(self, threads: int, prefix: str) -> None:
+        self._size, self._prefix = threads, prefix
         self._cond = threading.Condition()
-        #: (0 for a move, 1 for the rest; arrival; future; call); None ends a thread.
+        #: (priority; arrival; future; call); a future of None ends a thread.
         self._queue: list[tuple[int, int, Future[Any] | None, Callable[[], Any] | None]] = []
         self._order = itertools.count()
         self._threads: list[threading.Thread] = []
         self._closed = False
 
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        return self.put(fn, *args, first=PLAYING.get(), **kwargs)
-
-    def put(self, fn: Callable[..., T], *args: Any, first: bool, **kwargs: Any) -> Future[T]:
+        """Queued at the caller's :func:`current` priority."""
         fut: Future[T] = Future()
         with self._cond:
             if self._closed:
                 raise RuntimeError("cannot schedule new futures after shutdown")
-            item = (0 if first else 1, next(self._order), fut, lambda: fn(*args, **kwargs))
+            item = (current(), next(self._order), fut, lambda: fn(*args, **kwargs))
             heapq.heappush(self._queue, item)
             if len(self._threads) < self._size:
                 t = threading.Thread(target=self._work, daemon=True,
@@ -160,7 +191,6 @@ class PeopleFirstThreads(Executor):
         return fut
 
     def _work(self) -> None:
-        self._initializer()
         while True:
             with self._cond:
                 while not self._queue:
@@ -179,48 +209,45 @@ class PeopleFirstThreads(Executor):
         with self._cond:
             if not self._closed:
                 self._closed = True
-                for _ in self._threads:  # after the work queued (an end sorts last)
-                    heapq.heappush(self._queue, (2, next(self._order), None, None))
+                end = len(Priority)  # after the work queued: an end sorts last
+                for _ in self._threads:
+                    heapq.heappush(self._queue, (end, next(self._order), None, None))
                 self._cond.notify_all()
         if wait:
             for t in self._threads:
                 t.join()
 
 
-_urgent = threading.local()
-
-
-def urgent_thread() -> None:
-    """Mark the calling thread as one of people's calls (a thread pool's initializer): its
-    SQLite writes go before the runner's background writes (PeopleFirstLock)."""
-    _urgent.on = True
-
-
 class PeopleFirstLock:
-    """SQLite's one writer at a time, within this process, with people's calls first: a
-    person's write waits for the write in progress only, not behind every bot move queued
-    (under load a write holds the lock for several GIL hand-overs, and 16 bot moves ahead
-    were most of an Act's time)."""
+    """SQLite's one writer at a time, within this process, with people's work first: a
+    write above ``Priority.BACKGROUND`` waits for the write in progress only, not behind
+    every background write queued (under load a write holds the lock for several GIL
+    hand-overs, and 16 bot moves ahead were most of an Act's time).  The priority is the
+    writing thread's context's (:func:`in_thread`)."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._held = False
-        self._urgent_waiting = 0
+        self._people_waiting = 0
 
     def acquire(self) -> None:
-        urgent = getattr(_urgent, "on", False)
         with self._cond:
-            if urgent:
-                self._urgent_waiting += 1
+            if current() is not Priority.BACKGROUND:
+                self._people_waiting += 1
                 try:
                     while self._held:
                         self._cond.wait()
                 finally:
-                    self._urgent_waiting -= 1
+                    self._people_waiting -= 1
             else:
-                while self._held or self._urgent_waiting:
+                while self._held or self._people_waiting:
                     self._cond.wait()
             self._held = True
+
+    @property
+    def people_waiting(self) -> int:
+        """People's writes waiting for the lock now."""
+        return self._people_waiting
 
     def release(self) -> None:
         with self._cond:

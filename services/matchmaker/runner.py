@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import json
 import secrets
 import uuid
@@ -37,7 +36,14 @@ from . import table as table_rules
 from .backends import Conflict
 from .clients import Engine, Replay, Unreachable
 from .outbox import Outbox
-from .priority import BACKGROUND, PLAYING, EngineGate, PeopleFirstThreads, urgent_thread
+from .priority import (
+    EngineGate,
+    PeopleFirstThreads,
+    Priority,
+    background_context,
+    current,
+    in_thread,
+)
 from .schedule import Scheduler
 from .settings import RunnerSettings
 from .store import (
@@ -88,7 +94,7 @@ class Runner:
         self.settings = settings or RunnerSettings()
         self.instance = uuid.uuid4().hex[:12]
         self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
-        self._calls = PeopleFirstThreads(self.settings.call_threads, "mm-call", urgent_thread)
+        self._calls = PeopleFirstThreads(self.settings.call_threads, "mm-call")
         self._streams = ThreadPoolExecutor(
             self.settings.stream_threads, thread_name_prefix="mm-stream"
         )
@@ -137,7 +143,7 @@ class Runner:
 
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        pool = self._pool if BACKGROUND.get() else self._calls
+        pool = self._pool if current() is Priority.BACKGROUND else self._calls
         return await self._in(pool, lambda: fn(*args, **kwargs))
 
     async def stream_db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -146,16 +152,15 @@ class Runner:
 
     @staticmethod
     async def _in(pool: Executor, call: Callable[[], T]) -> T:
-        loop = asyncio.get_running_loop()
         try:
-            return await loop.run_in_executor(pool, call)
+            return await in_thread(pool, call)
         except Exception as exc:
             # A dropped session (outage, or the idle-in-transaction timeout after a pause)
             # rolled its transaction back: once more on a fresh connection, then the caller
             # answers UNAVAILABLE DATABASE_UNAVAILABLE.
             if not database_unavailable(exc):
                 raise
-        return await loop.run_in_executor(pool, call)
+        return await in_thread(pool, call)
 
     @property
     def waker(self) -> Waker:
@@ -180,10 +185,7 @@ class Runner:
         return lock
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        context = contextvars.copy_context()
-        context.run(BACKGROUND.set, True)
-        context.run(PLAYING.set, False)
-        task = asyncio.get_running_loop().create_task(coro, context=context)
+        task = asyncio.get_running_loop().create_task(coro, context=background_context())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
