@@ -18,7 +18,8 @@ import json
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any, TypeVar
 
 import grpc
@@ -38,10 +39,9 @@ from .clients import Engine, Replay, Unreachable
 from .outbox import Outbox
 from .priority import (
     EngineGate,
-    PeopleFirstThreads,
     Priority,
+    ThreadsByPriority,
     background_context,
-    current,
     in_thread,
 )
 from .schedule import Scheduler
@@ -93,8 +93,10 @@ class Runner:
         self.replay = replay
         self.settings = settings or RunnerSettings()
         self.instance = uuid.uuid4().hex[:12]
-        self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
-        self._calls = PeopleFirstThreads(self.settings.call_threads, "mm-call")
+        r = self.settings
+        self._threads = ThreadsByPriority(
+            {Priority.MOVE: r.call_threads, Priority.CALL: r.call_threads,
+             Priority.BACKGROUND: r.threads}, "mm-db")  # fmt: skip
         self._streams = ThreadPoolExecutor(
             self.settings.stream_threads, thread_name_prefix="mm-stream"
         )
@@ -143,24 +145,26 @@ class Runner:
 
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        pool = self._pool if current() is Priority.BACKGROUND else self._calls
-        return await self._in(pool, lambda: fn(*args, **kwargs))
+        """``fn(*args, **kwargs)`` in a database thread of the caller's priority."""
+        return await self._once_more(self._threads.run, lambda: fn(*args, **kwargs))
 
     async def stream_db(self, fn: Callable[..., T], *args: Any) -> T:
         """:meth:`db` for the reads of seat streams, in their own pool."""
-        return await self._in(self._streams, lambda: fn(*args))
+        return await self._once_more(partial(in_thread, self._streams), lambda: fn(*args))
 
     @staticmethod
-    async def _in(pool: Executor, call: Callable[[], T]) -> T:
+    async def _once_more(
+        run: Callable[[Callable[[], T]], Awaitable[T]], call: Callable[[], T]
+    ) -> T:
         try:
-            return await in_thread(pool, call)
+            return await run(call)
         except Exception as exc:
             # A dropped session (outage, or the idle-in-transaction timeout after a pause)
             # rolled its transaction back: once more on a fresh connection, then the caller
             # answers UNAVAILABLE DATABASE_UNAVAILABLE.
             if not database_unavailable(exc):
                 raise
-        return await in_thread(pool, call)
+        return await run(call)
 
     @property
     def waker(self) -> Waker:
@@ -204,8 +208,7 @@ class Runner:
             self.stopping = True
             if self._waker is not None:
                 self._waker.close()
-            self._pool.shutdown(wait=False)
-            self._calls.shutdown(wait=False)
+            self._threads.shutdown()
             self._streams.shutdown(wait=False)
             self.store.close()
 
@@ -220,8 +223,7 @@ class Runner:
             self._waker.close()
         await self.engine.close()
         await self.replay.close()
-        self._pool.shutdown(wait=False)
-        self._calls.shutdown(wait=False)
+        self._threads.shutdown()
         self._streams.shutdown(wait=False)
         self.store.close()
 

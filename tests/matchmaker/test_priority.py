@@ -1,5 +1,5 @@
 """The one priority policy, "a person's move goes before the runner's own work", at each
-place work queues: the engine gate, the people's database threads, SQLite's write lock, and
+place work queues: the engine gate, the database threads, SQLite's write lock, and
 the priority reaching a database thread from the caller's context."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import pytest
 from services.matchmaker.priority import (
     EngineGate,
     PeopleFirstLock,
-    PeopleFirstThreads,
     Priority,
+    ThreadsByPriority,
     acting_as,
     background_context,
     current,
@@ -226,63 +226,48 @@ def test_a_cancelled_wait_gives_its_slot_back() -> None:
     asyncio.run(main())
 
 
-# ------------------------------------------------------------------ the people's threads
+# ------------------------------------------------------------------ the database threads
 
 
-def _put(pool: PeopleFirstThreads, priority: Priority, fn, *args):  # type: ignore[no-untyped-def]
-    with acting_as(priority):
-        return pool.submit(fn, *args)
+def test_a_move_does_not_wait_for_a_thread_behind_other_work() -> None:
+    """Every people's call thread and every background thread is taken: a person's move
+    still runs at once, and the work queued behind the busy threads keeps its order."""
 
-
-def test_a_move_goes_ahead_of_the_calls_queued_before_it() -> None:
-    pool = PeopleFirstThreads(1, "t")
-    busy, order = threading.Event(), []
-    try:
-        first = _put(pool, Priority.CALL, busy.wait)  # the one thread is taken
-        later = [_put(pool, Priority.CALL, order.append, name) for name in ("enqueue", "open")]
-        move = _put(pool, Priority.MOVE, order.append, "act")
-        busy.set()
-        for f in (first, *later, move):
-            f.result(timeout=10)
-        assert order == ["act", "enqueue", "open"]
-    finally:
-        busy.set()
-        pool.shutdown()
-
-
-def test_the_pool_takes_the_priority_from_the_callers_context() -> None:
     async def main() -> list[str]:
-        pool = PeopleFirstThreads(1, "t")
+        sizes = {Priority.MOVE: 1, Priority.CALL: 1, Priority.BACKGROUND: 1}
+        threads = ThreadsByPriority(sizes, "t")
         busy, order = threading.Event(), []
         try:
-            first = in_thread(pool, busy.wait)
-            first_task = asyncio.ensure_future(first)
-            await asyncio.sleep(0.01)
-            other = asyncio.ensure_future(in_thread(pool, lambda: order.append("seat")))
-            await asyncio.sleep(0.01)
+            held = [asyncio.ensure_future(threads.run(busy.wait))]  # the call thread
+            with acting_as(Priority.BACKGROUND):
+                held.append(asyncio.ensure_future(threads.run(busy.wait)))
+            queued = [
+                asyncio.ensure_future(threads.run(lambda n=n: order.append(n)))
+                for n in ("enqueue", "open")
+            ]
             with acting_as(Priority.MOVE):
-                move = asyncio.ensure_future(in_thread(pool, lambda: order.append("act")))
-            await asyncio.sleep(0.01)
+                await threads.run(lambda: order.append("act"))
             busy.set()
-            await asyncio.gather(first_task, other, move)
+            await asyncio.gather(*held, *queued)
             return order
         finally:
             busy.set()
-            pool.shutdown()
+            threads.shutdown()
 
-    assert asyncio.run(main()) == ["act", "seat"]
+    assert asyncio.run(main()) == ["act", "enqueue", "open"]
 
 
-def test_errors_reach_the_caller_and_shutdown_runs_what_was_queued() -> None:
-    pool = PeopleFirstThreads(2, "t")
-    failed = _put(pool, Priority.MOVE, int, "not a number")
-    with pytest.raises(ValueError):
-        failed.result(timeout=10)
-    done = [_put(pool, Priority.CALL, lambda i=i: i * 2) for i in range(20)]
-    pool.shutdown(wait=True)
-    assert [f.result(timeout=0) for f in done] == [i * 2 for i in range(20)]
-    with pytest.raises(RuntimeError):
-        _put(pool, Priority.CALL, int, "1")
+def test_an_error_in_a_database_thread_reaches_the_caller() -> None:
+    async def main() -> None:
+        sizes = {Priority.MOVE: 1, Priority.CALL: 1, Priority.BACKGROUND: 1}
+        threads = ThreadsByPriority(sizes, "t")
+        try:
+            with pytest.raises(ValueError):
+                await threads.run(lambda: int("not a number"))
+        finally:
+            threads.shutdown()
+
+    asyncio.run(main())
 
 
 # ------------------------------------------------------------------ SQLite's write lock
