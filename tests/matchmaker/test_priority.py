@@ -303,3 +303,31 @@ def test_a_person_s_write_goes_before_the_background_writes_waiting() -> None:
     for t in (*background, person):
         t.join(timeout=10)
     assert order[0] == "act" and sorted(order[1:]) == ["bot0", "bot1", "bot2"]
+
+
+def test_the_write_lock_lets_one_writer_in_at_a_time_and_every_writer_through() -> None:
+    """Writers of both kinds hammering the lock: never two inside, and none left waiting
+    (a release wakes one waiter only, so a lost wake-up would hang a thread here)."""
+    lock = PeopleFirstLock()
+    inside, most, done = [0], [0], []
+
+    def writer(priority: Priority, n: int) -> None:
+        with acting_as(priority):
+            for _ in range(n):
+                lock.acquire()
+                try:
+                    inside[0] += 1
+                    most[0] = max(most[0], inside[0])
+                    time.sleep(0)
+                    inside[0] -= 1
+                finally:
+                    lock.release()
+        done.append(priority)
+
+    kinds = [Priority.MOVE, Priority.CALL, Priority.BACKGROUND] * 4
+    threads = [threading.Thread(target=writer, args=(k, 300)) for k in kinds]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert len(done) == len(kinds) and most[0] == 1
