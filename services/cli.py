@@ -238,7 +238,7 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
                     "help": "the bots' level (default: the matchmaker's)",
                 },
             ),
-            (("--stake",), {"type": int, "help": "stake per point (default 1)"}),
+            (("--stake",), {"type": _whole(1, 1_000_000), "help": "stake per point (default 1)"}),
             (
                 ("--private-code",),
                 {

@@ -1154,8 +1154,6 @@ def play_main(args: argparse.Namespace) -> int:
         return fail("play", "--wait-for-humans must be ≥ 0 seconds")
     token = os.environ.get("CARDROOM_MATCHMAKER_TOKEN", "")
     session = Session(args.matchmaker or default_target(), name, token)
-    if args.stake is not None and not 1 <= args.stake <= 1_000_000:
-        return fail("play", render.BAD_STAKE)
     app = PlayApp(
         session,
         args.variant or "doudizhu3",
