@@ -812,8 +812,11 @@ class PlayApp(App[int]):
             self._player_asked, self._player_asked_at = True, time.monotonic()
             self._work(self.session.player, self._set_player)
         if 0 <= seat < len(snap.message.seats):
-            lines.append("Series totals: " + ", ".join(
-                f"{s.player_id} {s.total:+d}" for s in snap.message.seats))  # fmt: skip
+            seats = snap.message.seats
+            totals = render.series_totals_line(
+                [s.player_id for s in seats], [s.total for s in seats]
+            )
+            lines.append(totals)
         if self.left:
             lines.append(self.left)
         else:

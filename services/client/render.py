@@ -373,6 +373,13 @@ def running_total_lines(last_score: int | None, totals: Iterable[Any], family: s
     return lines
 
 
+def series_totals_line(players: Sequence[str], totals: Sequence[int]) -> str:
+    """Each seat's total over the table's series, the seats named as people read them."""
+    return "Series totals: " + ", ".join(
+        f"{player_label(players, i)} {t:+d}" for i, t in enumerate(totals)
+    )
+
+
 def leftover_line(cards: Sequence[int]) -> str:
     return ("Your cards left: " + cards_plain(sorted(cards))) if cards else "You played out."
 
@@ -731,9 +738,10 @@ def card_counter(view: rules.SeatView) -> list[tuple[str, int]]:
 
 
 def counter_text(view: rules.SeatView) -> str:
-    """The card counter in a line: ``记牌器 RJ 1 · BJ 0 · 2 3 · A 4 …`` (10 for T)."""
-    parts = [f"{'10' if rank == 'T' else rank} {n}" for rank, n in card_counter(view)]
-    return "记牌器 not seen: " + " · ".join(parts)
+    """The card counter in a line that fits 100 columns: ``记牌器 not seen: RJ×1 BJ×0 2×3
+    A×4 …`` (10 for T)."""
+    parts = [f"{'10' if rank == 'T' else rank}×{n}" for rank, n in card_counter(view)]
+    return "记牌器 not seen: " + " ".join(parts)
 
 
 COUNTER_HINT = "c: card counter 记牌器"

@@ -176,7 +176,8 @@ def test_the_trick_mark_and_the_card_counter() -> None:
     for rank, n in counter.items():  # what the seat cannot see: the others' hands
         hidden = [c for s in range(3) if s != me for c in state.hands[s]]
         assert n == sum(1 for c in hidden if render.card_rank(c) == rank)
-    assert render.counter_text(view).startswith("记牌器 not seen: RJ ")
+    assert render.counter_text(view).startswith("记牌器 not seen: RJ×")
+    assert len(render.counter_text(view)) < 96  # one line at 100 columns
 
 
 def test_the_game_id_and_the_hands_at_the_end() -> None:
@@ -186,5 +187,7 @@ def test_the_game_id_and_the_hands_at_the_end() -> None:
     bye = render.goodbye_text("alice", True, "t1.2")
     assert "cardroom replay watch t1.2" in bye and "cardroom play --name alice --resume" in bye
     assert render.goodbye_text("alice", False) == "Bye."
+    line = render.series_totals_line(["ann", "bot:hard:1f"], [3, -3])
+    assert line == "Series totals: ann +3, Bot 1 (hard) -3"
     lines = render.hands_lines([(0, []), (1, rules.parse_cards("Ad3s"))], ["ann", "bot:easy:1"], 0)
     assert lines == ["Cards left 剩牌:", "  you: played out", "  Bot 1 (easy): 3♠ A♦"]

@@ -141,6 +141,7 @@ def test_the_trick_alarms_partner_counter_hands_and_game_id(cluster: Cluster) ->
             game_id = app.game_id_played
             assert game_id.startswith(app.session.table_id)
             assert f"cardroom replay watch {game_id}" in shown
+            assert "bot:" not in shown  # every bot by its readable name
             await pilot.press("ctrl+q")
             bye = render.goodbye_text(app.session.player_id, app.quit_seated, game_id)
             assert f"cardroom replay watch {game_id}" in bye
