@@ -302,12 +302,12 @@ class PlayApp(App[int]):
     #settlement { height: auto; padding: 0 1; }
     #log { height: 1fr; min-height: 4; border: round $panel; }
     ConfirmLeave, ChooseReading, StartScreen { align: center middle; }
-    #start { width: 90%; height: auto; border: thick $primary; background: $surface;
-             padding: 0 2; }
+    #start { width: 100%; max-width: 120; height: auto; border: thick $primary;
+             background: $surface; padding: 0 1; }
     .start-row { height: auto; }
-    .start-label { width: 14; padding: 1 0; }
+    .start-label { width: 13; padding: 1 0; }
     #start RadioSet { layout: horizontal; width: 1fr; }
-    #start Input { width: 40; }
+    #start Input { width: 1fr; }
     #start-error { color: $error; height: auto; }
     #choose { width: 90%; height: auto; border: thick $accent; background: $surface;
               padding: 1 2; }

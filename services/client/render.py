@@ -780,7 +780,7 @@ BOT_LEVELS = ("", "easy", "normal", "hard")
 
 
 def bot_level_name(level: str) -> str:
-    return level or "the matchmaker's default"
+    return level or "default"
 
 
 BAD_STAKE = "the stake is a whole number from 1 to 1000000"
