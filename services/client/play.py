@@ -797,8 +797,10 @@ class PlayApp(App[int]):
         players = self.game_players or self.players
         lines = render.game_id_lines(self._players_game or self.last_game_id)
         lines += render.settlement_lines(snap.settlement, players)
-        lines.append(render.leftover_line(self.last_hand))
-        lines += render.hands_lines(self.shown_hands, players, seat)
+        if self.shown_hands:  # every seat's cards left, this seat's among them
+            lines += render.hands_lines(self.shown_hands, players, seat)
+        else:  # a game_over from before the hands were shown (an older matchmaker)
+            lines.append(render.leftover_line(self.last_hand))
         info = self.player_info
         if info is not None and info.last_game_id == self._players_game:
             family = rules.variant(self.variant).family
@@ -826,6 +828,9 @@ class PlayApp(App[int]):
                 ready = 0 <= seat < len(snap.message.seats) and snap.message.seats[seat].ready
                 lines.append(render.start_countdown(left, ready))
         panel.update("\n".join(lines))
+        # A tall screen shows the whole settlement (totals included) without scrolling; a
+        # small one keeps the log in sight and scrolls the box (PgUp/PgDn).
+        box.styles.max_height = "62vh" if self.size.height >= 40 else "45vh"
         panel.display = box.display = True
 
     # ------------------------------------------------------------------ input

@@ -140,7 +140,8 @@ def test_the_trick_alarms_partner_counter_hands_and_game_id(cluster: Cluster) ->
                 if seat == me:
                     assert sorted(cards) == sorted(app.last_hand)
                 words = render.cards_plain(sorted(cards)) if cards else "played out"
-                assert words in shown
+                who = "you" if seat == me else render.seat_name(app.players, seat)
+                assert f"{who}: {words}" in shown
             # The game id and how to watch it, in the box and on the way out.
             game_id = app.game_id_played
             assert game_id.startswith(app.session.table_id)
