@@ -318,6 +318,8 @@ def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
     async def watch() -> None:
         async with watcher.run_test(size=SIZE) as pilot:
             assert "1/" in str(watcher.query_one("#step").render())
+            header = str(watcher.query_one("#header").render())
+            assert "Bot " in header and "bot:" not in header  # bots by readable names
             await pilot.press("right", "right")
             assert watcher.index == 2
             await pilot.press("left")
