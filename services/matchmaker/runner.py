@@ -80,6 +80,13 @@ def room_message(config: dict[str, Any]) -> common_pb2.Room:
     return msg
 
 
+def hands_at_end(view_json: str) -> list[list[str]]:
+    """Every seat's cards left, from the full record a game's view holds once it is over (the
+    rules replay it), in RULES.md §1 notation: public now (RULES.md §7), never before."""
+    state = rules.replay(json.loads(view_json)["record"])
+    return [rules.format_cards(sorted(hand), " ").split() for hand in state.hands]
+
+
 class Runner:
     def __init__(
         self,
@@ -327,8 +334,9 @@ class Runner:
         table_rules.set_turn(table, None if over else view.turn, bidding, now, w)
 
     @staticmethod
-    def _game_events(events: Any, w: Write) -> None:
+    def _game_events(table: Table, events: Any, w: Write) -> None:
         for e in events:
+            table_rules.trick_event(table, e.type, e.data_json, e.envelope.seat)
             vis = e.envelope.visibility
             if vis == common_pb2.VISIBILITY_AUDITOR:
                 continue  # the header: its seed reveals every hand; replay keeps it
@@ -363,7 +371,7 @@ class Runner:
         if v.bidding and response.public_view.HasField("turn"):
             table.first_bidder = response.public_view.turn
         table_rules.start_game(table, game_id, now, w)
-        self._game_events(response.events, w)
+        self._game_events(table, response.events, w)
         w.outbox.append(self._append_request(game_id, response.events))
         self._set_turn(table, response.public_view, now, w)
 
@@ -413,7 +421,7 @@ class Runner:
         table.token = response.state.token
         table.engine_seq = response.state.seq
         if response.events:
-            self._game_events(response.events, w)
+            self._game_events(table, response.events, w)
             w.outbox.append(self._append_request(table.game_id or "", response.events))
         kind = action.WhichOneof("kind")
         if kind == "autoplay":
@@ -442,6 +450,7 @@ class Runner:
             table, list(s.scores), s.escaper if s.HasField("escaper") else None,
             json.loads(s.settlement_json or "{}"), rules.variant(table.variant).family, now, w,
             lambda: bot_seat(table.bot_level),
+            hands_at_end(response.public_view.view_json),
         )  # fmt: skip
 
     # ------------------------------------------------------------------ due work

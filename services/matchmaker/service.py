@@ -108,8 +108,9 @@ def ticket_message(row: dict[str, Any]) -> M.Ticket:
 
 
 def seat_messages(table: Table) -> list[M.Seat]:
-    return [
-        M.Seat(
+    out = []
+    for i, s in enumerate(table.seats):
+        msg = M.Seat(
             seat=i,
             player_id=s.player_id,
             bot=s.bot,
@@ -118,8 +119,10 @@ def seat_messages(table: Table) -> list[M.Seat]:
             autoplay=s.autoplay,
             total=s.total,
         )
-        for i, s in enumerate(table.seats)
-    ]
+        if s.last_action is not None:
+            msg.last_action = s.last_action
+        out.append(msg)
+    return out
 
 
 def snapshot(table: Table, seat: int, view: engine_pb2.View | None) -> M.TableSnapshot:
