@@ -55,7 +55,14 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
             assert total.games == 1
             assert f"Your running total ({family}): {total.total:+d} in 1 game" in text
             assert f"Your last game: {info.last_score:+d}" in text
-            mine = render.cards_plain(sorted(app.last_hand)) if app.last_hand else "played out"
+            # Every seat's cards left, from the game_over event (it may reach the screen
+            # after the snapshot that first drew the settlement): this seat's among them.
+            await until(pilot, lambda: "Cards left" in str(app.query_one("#settlement").render()))
+            text = str(app.query_one("#settlement").render())
+            me = app.snap.message.seat
+            left = next(cards for seat, cards in app.shown_hands if seat == me)
+            assert sorted(left) == sorted(app.last_hand)
+            mine = render.cards_plain(sorted(left)) if left else "played out"
             assert f"you: {mine}" in text
             hand = app.query_one("#hand", HandView)
             assert sorted(hand.cards) == sorted(app.last_hand)
