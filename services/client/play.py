@@ -643,19 +643,15 @@ class PlayApp(App[int]):
         self._maybe_auto_pass()
 
     def _show_variant_keys(self) -> None:
-        """Only the buttons that fit the variant and the moment: Bid in a game with bidding
+        """Only the buttons that fit the variant and the moment: Bid while the bidding runs
         (and only above the highest bid), Show where the landlord may show the hand."""
         v = self._variant_rules()
         view = self.view
+        highest = view.bid or 0 if view is not None else 0
+        bidding = view is not None and view.phase is rules.Phase.BIDDING
         for amount in (1, 2, 3):
             self.query_one(f"#b-bid{amount}", Button).display = (
-                v is not None
-                and v.bidding
-                and (
-                    view is None
-                    or view.phase is not rules.Phase.BIDDING
-                    or amount > (view.bid or 0)
-                )
+                v is not None and v.bidding and bidding and amount > highest
             )
         self.query_one("#b-show", Button).display = v is not None and v.show_hand_factor > 0
 

@@ -67,7 +67,7 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
             hand = app.query_one("#hand", HandView)
             assert sorted(hand.cards) == sorted(app.last_hand)
             v = rules.variant(variant)
-            assert app.query_one("#b-bid1").display == v.bidding
+            assert not app.query_one("#b-bid1").display  # no bidding after the game
             assert app.query_one("#b-show").display == (v.show_hand_factor > 0)
             if not v.show_hand_factor:
                 await pilot.press("w")
@@ -90,8 +90,12 @@ async def _to_my_play(pilot: Pilot[Any], app: PlayApp) -> None:
     assert app.view is not None
     if app.view.phase is rules.Phase.BIDDING:
         assert "bid: you" in str(app.query_one("#table").render())  # not "turn" while bidding
+        highest = app.view.bid or 0
+        shown = [a for a in (1, 2, 3) if app.query_one(f"#b-bid{a}").display]
+        assert shown == [a for a in (1, 2, 3) if a > highest]  # the bids still open only
         await pilot.press("3")
     await until(pilot, lambda: my_turn(app) and app.view.phase is rules.Phase.PLAY)
+    assert not any(app.query_one(f"#b-bid{a}").display for a in (1, 2, 3))  # bidding is over
 
 
 def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path) -> None:
