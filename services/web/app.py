@@ -8,7 +8,8 @@ Configuration: ``--port`` / ``CARDROOM_WEB_PORT`` (8080), ``--host`` / ``CARDROO
 (127.0.0.1), the matchmaker and replay from ``CARDROOM_MATCHMAKER_ADDR`` /
 ``CARDROOM_REPLAY_ADDR`` as every client takes them, the back end's tokens from
 ``CARDROOM_WEB_MATCHMAKER_TOKEN`` (a matchmaker back-end token) and
-``CARDROOM_WEB_REPLAY_TOKEN`` (a replay auditor token), the cookie key from
+``CARDROOM_WEB_REPLAY_TOKEN`` (a replay auditor token), the bots' think time at its tables
+from ``CARDROOM_WEB_BOT_THINK_MS`` (else the matchmaker's default), the cookie key from
 ``CARDROOM_WEB_COOKIE_KEY`` or a file made in ``CARDROOM_DATA_DIR``.
 """
 
@@ -144,8 +145,9 @@ async def handle(relay: SeatRelay, text: str, send: Any) -> None:
             if isinstance(after, bool) or not isinstance(after, int) or after < 0:
                 raise BadCommand("after_seq must be a whole number ≥ 0")
             await relay.hello(after)
-            return
-        answer = await relay.command(msg)
+            answer: dict[str, Any] = {"ok": True}
+        else:
+            answer = await relay.command(msg)
     except (ValueError, BadCommand) as exc:
         answer = {"ok": False, "code": "INVALID_ARGUMENT", "reason": "INVALID_FIELD",
                   "say": {lang: str(exc) for lang in render.LANGS}}  # fmt: skip
@@ -210,7 +212,18 @@ def backend_from_env() -> Backend:
         replay=os.environ.get("CARDROOM_REPLAY_ADDR") or f"127.0.0.1:{DEFAULT_PORTS['replay']}",
         matchmaker_token=os.environ.get("CARDROOM_WEB_MATCHMAKER_TOKEN", ""),
         replay_token=os.environ.get("CARDROOM_WEB_REPLAY_TOKEN", ""),
+        bot_think_ms=bot_think_ms(),
     )
+
+
+def bot_think_ms() -> int | None:
+    """``CARDROOM_WEB_BOT_THINK_MS``: how long bots seem to think at this site's tables."""
+    text = os.environ.get("CARDROOM_WEB_BOT_THINK_MS", "")
+    if not text:
+        return None
+    if not text.isdigit() or int(text) > 60_000:
+        raise ValueError(f"CARDROOM_WEB_BOT_THINK_MS={text!r} is not 0 to 60000 ms")
+    return int(text)
 
 
 def port_of(args: argparse.Namespace) -> int:
@@ -229,6 +242,7 @@ def serve_main(args: argparse.Namespace) -> int:
 
     try:
         port = port_of(args)
+        bot_think_ms()
     except ValueError as exc:
         return fail("web serve", str(exc))
     host = getattr(args, "host", None) or os.environ.get("CARDROOM_WEB_HOST", "127.0.0.1")

@@ -133,6 +133,45 @@ def snapshot_json(snap: M.TableSnapshot) -> dict[str, Any]:
     return out
 
 
+#: The game events that are actions of the record (DESIGN.md's game record), by type.
+RECORD_ACTIONS = frozenset({"bid", "pass", "play", "show_hand", "leave"})
+
+
+def record_action(event_type: str, data: dict[str, Any]) -> dict[str, Any] | None:
+    """A game event of the seat's stream as the record's action (plays by the clock or by
+    auto-play are plain plays there too); None for an event that is no action."""
+    if event_type not in RECORD_ACTIONS or data.get("seat") is None:
+        return None
+    seat = data["seat"]
+    if event_type == "bid":
+        return {"seat": seat, "bid": data.get("bid", data.get("amount"))}
+    if event_type == "play":
+        action = {"seat": seat, "play": data.get("cards") or ""}
+        return action | ({"as": data["pattern"]} if data.get("pattern") else {})
+    return {"seat": seat, {"pass": "pass", "show_hand": "show_hand", "leave": "leave"}[
+        event_type]: True}  # fmt: skip
+
+
+def end_hands(
+    variant: str, room: dict[str, Any], first_bidder: int | None, actions: list[dict[str, Any]],
+    seed: str,
+) -> list[dict[str, Any]] | None:  # fmt: skip
+    """Every seat's cards left when the game ended (RULES.md §7: public then), from what the
+    seat's own stream held: the seed its game_over reveals and the public actions."""
+    record: dict[str, Any] = {"variant": variant, "room": room, "deal": {"seed": seed},
+                              "actions": actions}  # fmt: skip
+    if first_bidder is not None:
+        record["first_bidder"] = first_bidder
+    try:
+        final = rules.replay(record)
+    except rules.RulesError:
+        return None
+    return [
+        {"seat": seat, "cards": [rules.format_cards((c,)) for c in sorted(hand)]}
+        for seat, hand in enumerate(final.hands)
+    ]
+
+
 def escape_json(view: rules.SeatView) -> dict[str, Any] | None:
     """What leaving now costs (the penalty first, then every step), or None between games."""
     s = render.escape_preview(view)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
@@ -53,6 +54,8 @@ class Backend:
     replay: str
     matchmaker_token: str = ""
     replay_token: str = ""
+    #: The bots' think time at the tables this back end starts (ms); None: the matchmaker's.
+    bot_think_ms: int | None = None
     mm: Any = field(init=False)
     rp: Any = field(init=False)
 
@@ -110,6 +113,11 @@ class SeatRelay:
         self.last_seq = 0
         self.players: list[str] = []
         self.family = ""
+        self.variant = ""
+        self.room: dict[str, Any] = {}
+        # The current game's public actions, for the hands at its end.
+        self.actions: list[dict[str, Any]] = []
+        self.first_bidder: int | None = None
         self.stream_task: asyncio.Task[None] | None = None
         self.follow_task: asyncio.Task[None] | None = None
         self.dirty = asyncio.Event()
@@ -190,11 +198,32 @@ class SeatRelay:
     async def on_event(self, ev: M.TableEvent) -> None:
         if ev.type == "game_started":
             self.players = list(ev.game_started.players) or self.players
+            self.actions, self.first_bidder = [], None
         msg = convert.event_json(ev, self.players)
         await self.send(msg)
+        if ev.type == "game":
+            await self.follow_game(msg["game"])
         if ev.type == "game_over":
             self.spawn(self.send_player())
         self.dirty.set()
+
+    async def follow_game(self, g: dict[str, Any]) -> None:
+        """Keep the game's public actions; at its end, every seat's cards left (unless the
+        table's game_over carries them)."""
+        data = g["data"]
+        if g["type"] == "deal" and data.get("seat") is None and data.get("deal_no", 0) == 0:
+            self.first_bidder = data.get("first_bidder")
+        action = convert.record_action(
+            g["type"], dict(data, cards=" ".join(data.get("cards") or []))
+        )
+        if action is not None:
+            self.actions.append(action)
+        if g["type"] == "game_over" and data.get("seed") and self.variant:
+            hands = convert.end_hands(
+                self.variant, self.room, self.first_bidder, self.actions, data["seed"]
+            )
+            if hands is not None:
+                await self.send({"t": "end_hands", "hands": hands})
 
     async def follow(self) -> None:
         """One GetTable per burst of events, and one a second."""
@@ -217,7 +246,10 @@ class SeatRelay:
         if not self.players or snap.game_id == "":
             self.players = [s.player_id for s in snap.seats]
         if snap.variant:
+            self.variant = snap.variant
             self.family = rules.variant(snap.variant).family
+        if snap.view.view_json:
+            self.room = json.loads(snap.view.view_json).get("room") or self.room
         await self.send(convert.snapshot_json(snap))
 
     async def send_player(self) -> None:
@@ -257,6 +289,8 @@ class SeatRelay:
             private_code=_str(msg, "private_code", "", 32),
             request_id=uuid.uuid4().hex,
         )
+        if self.b.bot_think_ms is not None:
+            request.timers.bot_think_ms = self.b.bot_think_ms
         if request.private_code and not wait_s:
             request.bot_fill_after_ms = -1  # friends wait for each other unless told
         ticket = await self.call("Enqueue", request)

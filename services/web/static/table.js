@@ -106,6 +106,10 @@ function onMessage(m) {
       S.title = m.title;
       renderSettlement();
       break;
+    case "end_hands":
+      S.endHands = S.endHands || m.hands;
+      renderSettlement();
+      break;
     case "gone":
       showGone(m.reason === "NOT_SEATED" ? w("removed") : w("left_table"));
       break;
@@ -372,12 +376,15 @@ function renderSettlement() {
   $("#settlement-lines").textContent = S.snap.settlement_lines.join("\n");
   const hands = $("#end-hands");
   hands.replaceChildren();
-  if (S.endHands) {
+  const endHands = S.endHands;
+  if (endHands) {
     const h = document.createElement("h3");
     h.textContent = w("hands_at_end");
     hands.append(h);
-    for (const { seat, cards } of S.endHands) {
+    for (const { seat, cards } of endHands) {
       const row = document.createElement("div");
+      row.className = "end-hand";
+      row.dataset.seat = seat;
       row.append(`${S.snap.seats[seat]?.player_id ?? seat}: `, cards.length ? cardRow(cards) : "—");
       hands.append(row);
     }
