@@ -838,4 +838,7 @@ def event_text_in(
         return f"{who} 明牌 " + notation_plain(data.get("hand") or data.get("cards") or "")
     if event_type == "deal" and not data.get("hand"):
         return "发牌"
+    if event_type == "game_over":
+        status = data.get("status") or (data.get("settlement") or {}).get("status", "")
+        return f"牌局结束：{ {'finished': '打完', 'escaped': '逃跑'}.get(status, status) }"
     return event_text(event_type, data, players)

@@ -100,10 +100,11 @@ def settlement_words(settlement: dict[str, Any], players: Sequence[str]) -> list
     return render.settlement_lines(settlement, players)
 
 
-def snapshot_json(snap: M.TableSnapshot) -> dict[str, Any]:
+def snapshot_json(snap: M.TableSnapshot, game_players: Sequence[str] = ()) -> dict[str, Any]:
     """GetTable's answer for the seat: its seats, its own view, the running deadline, the
-    last game's settlement — with the words the table shows."""
-    players = [s.player_id for s in snap.seats]
+    last game's settlement — with the words the table shows, naming the seats as they sat
+    in that game (``game_players``; a bot may have taken an escaper's seat since)."""
+    players = list(game_players) or [s.player_id for s in snap.seats]
     view_dict = json.loads(snap.view.view_json) if snap.view.view_json else None
     settlement = json.loads(snap.last_settlement_json) if snap.last_settlement_json else {}
     out: dict[str, Any] = {

@@ -243,14 +243,14 @@ class SeatRelay:
             if details(exc).reason in FINAL_REASONS:
                 await self.send({"t": "gone", "reason": details(exc).reason})
             return
-        if not self.players or snap.game_id == "":
+        if not self.players:
             self.players = [s.player_id for s in snap.seats]
         if snap.variant:
             self.variant = snap.variant
             self.family = rules.variant(snap.variant).family
         if snap.view.view_json:
             self.room = json.loads(snap.view.view_json).get("room") or self.room
-        await self.send(convert.snapshot_json(snap))
+        await self.send(convert.snapshot_json(snap, self.players))
 
     async def send_player(self) -> None:
         with contextlib.suppress(grpc.RpcError):
@@ -372,9 +372,8 @@ class SeatRelay:
 
     async def do_leave(self, msg: dict[str, Any]) -> dict[str, Any]:
         snap = await self.call("LeaveTable", M.LeaveTableRequest(**self.ids()))
-        await self.send(convert.snapshot_json(snap) | {"left": True})
-        await self.detach()
-        self.table_id = ""
+        await self.send(convert.snapshot_json(snap, self.players) | {"left": True})
+        # The stream goes on to its end by itself: the escape's game_over and player_left.
         return {"left": True}
 
     async def do_ping(self, msg: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import pytest
 
 from services import rules
 from services.common.wire import replay_pb2
-from tests.matchmaker.conftest import Cluster
+from tests.matchmaker.conftest import Cluster, wait_for
 
 from .conftest import SHOTS, Player, WebServer, median, record_figure
 
@@ -31,7 +31,10 @@ def cards_in(value: Any) -> set[str]:
 
 
 def deal_of(cluster: Cluster, game_id: str) -> rules.GameState:
-    record = cluster.replay().ExportGame(replay_pb2.ExportGameRequest(game_id=game_id)).record_json
+    stub = cluster.replay()
+    record = wait_for(
+        lambda: stub.ExportGame(replay_pb2.ExportGameRequest(game_id=game_id)).record_json
+    )
     return rules.initial_state(rules.load_record(json.loads(record)))
 
 
@@ -158,3 +161,144 @@ def test_a_whole_doudizhu3_game_with_the_mouse(player: Player, cluster: Cluster)
         arg=game_id,
     )
     assert not p.errors, p.errors
+
+
+def test_a_reload_mid_game_resumes_and_an_escape_names_its_penalty_first(
+    player: Player, cluster: Cluster
+) -> None:
+    p = player
+    p.start("doudizhu3")
+    p.wait_turn_or_end()
+    if p.my_turn() and not p.settled():
+        p.take_turn()
+    hand = p.hand()
+    table_id = p.state("S.snap.table_id")
+    p.page.reload()  # the page comes back to the same seat, its log replayed
+    p.page.wait_for_function("() => window.__cardroom.snap?.view?.hand?.length > 0")
+    assert p.state("S.snap.table_id") == table_id
+    assert sorted(p.hand()) == sorted(hand) or p.settled() or len(p.hand()) < len(hand)
+    assert p.page.locator("#log li").count() > 5  # the game's events came again
+    p.page.wait_for_function("() => window.__cardroom.snap.state === 'playing'")
+    seat = p.state("S.snap.seat")
+    p.testid("leave").click()
+    confirm = p.page.locator("#confirm")
+    confirm.wait_for()
+    text = p.page.locator("#confirm-text").inner_text()
+    penalty = int(p.state("S.snap.escape.penalty"))
+    assert penalty > 0 and str(penalty) in text and text.index(str(penalty)) < 40
+    assert "逃跑" in text  # Chinese by default
+    assert p.page.locator("#confirm-steps li").count() >= 2
+    p.page.locator("#confirm-yes").click()
+    p.page.wait_for_selector("#gone:not([hidden])")
+    frames = [f for f in p.frames if f.get("t") == "event" and f.get("type") == "game"]
+    assert any(f["game"]["type"] == "leave" for f in frames)
+    over = [f for f in p.frames if f.get("t") == "event" and f.get("type") == "game_over"]
+    game_id = over[-1]["data"]["game_id"]
+    escaper = over[-1]["data"]["settlement"]["escaper"]
+    assert escaper == seat
+    assert over[-1]["data"]["scores"][escaper] == -penalty  # the named penalty was paid
+    stub = cluster.replay()
+
+    def stored() -> Any:  # the outbox delivers the game's end to replay shortly after
+        game = stub.GetGame(replay_pb2.GetGameRequest(game_id=game_id)).game
+        return game if game.status != replay_pb2.REPLAY_GAME_STATUS_RUNNING else None
+
+    assert wait_for(stored).status == replay_pb2.REPLAY_GAME_STATUS_ESCAPED
+    box = p.testid("settlement")  # the escape's settlement stays in view
+    box.wait_for()
+    assert box.get_attribute("data-game-id") == game_id and "escaped" in box.inner_text()
+    p.page.screenshot(path=str(SHOTS / "escape.png"), full_page=True)
+    assert not p.errors, p.errors
+
+
+def autoplayed_game(p: Player, variant: str = "doudizhu3") -> str:
+    """A whole game with auto-play 托管 on from the first turn: its game id."""
+    p.start(variant)
+    p.page.wait_for_function("() => window.__cardroom.snap?.state === 'playing'")
+    p.testid("autoplay").click()
+    p.testid("settlement").wait_for(timeout=120_000)
+    return str(p.testid("settlement").get_attribute("data-game-id"))
+
+
+def stored(cluster: Cluster, game_id: str) -> None:
+    """Wait until replay has the game's end (the outbox delivers it shortly after)."""
+    stub = cluster.replay()
+    wait_for(
+        lambda: (
+            stub.GetGame(replay_pb2.GetGameRequest(game_id=game_id)).game.status
+            != replay_pb2.REPLAY_GAME_STATUS_RUNNING
+        )
+    )
+
+
+def test_the_replay_viewer_steps_through_games_verifies_and_audits_an_escape(
+    browser: Any, web: WebServer, cluster: Cluster
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    p = Player(context, web.url)
+    p.open()
+    p.start("doudizhu3")
+    p.page.wait_for_function("() => window.__cardroom.snap?.state === 'playing'")
+    running = p.state("S.snap.game_id")
+    viewer = Player(context, web.url)
+    viewer.page.goto(f"{web.url}games/{running}")  # a game still running is refused
+    viewer.page.wait_for_selector("#error:not([hidden])")
+    assert "running game" in viewer.page.locator("#error").inner_text()
+    p.testid("leave").click()
+    p.page.locator("#confirm-yes").click()
+    p.page.wait_for_selector("#gone:not([hidden])")
+    p.testid("settlement").wait_for()
+    escaped = p.testid("settlement").get_attribute("data-game-id")
+    assert escaped == running
+    stored(cluster, escaped)
+
+    # A visitor without a cookie opens the link: verified, stepped with buttons and keys.
+    visitor = browser.new_context(viewport={"width": 1280, "height": 900})
+    v = Player(visitor, web.url)
+    v.page.goto(f"{web.url}games/{escaped}")
+    verify = v.testid("verify")
+    verify.wait_for()
+    assert verify.get_attribute("data-ok") == "true"
+    event = v.testid("event")
+    first = event.inner_text()
+    assert "game_header" in first or "event 1" in first
+    v.testid("step-next").click()
+    assert event.get_attribute("data-seq") == "2"
+    v.page.keyboard.press("ArrowRight")
+    assert event.get_attribute("data-seq") == "3"
+    v.page.keyboard.press("ArrowLeft")
+    v.testid("step-prev").click()
+    assert event.get_attribute("data-seq") == "1"
+    v.page.keyboard.press("End")
+    assert v.page.locator("#settlement-panel").is_visible()
+    audit = v.page.locator("#audit-panel")
+    assert audit.is_visible()
+    assert "recomputed" in audit.inner_text() and "consistent" in audit.inner_text()
+    assert "escaped" in v.page.locator("#settlement-panel").inner_text()
+    # Every hand face up once ended: each seat's row holds its cards.
+    assert v.page.locator("#step-seats .cards").count() >= 3
+    v.page.screenshot(path=str(SHOTS / "viewer-escape.png"), full_page=True)
+    # One seat's view: only its own cards until it saw the game end.
+    v.page.goto(f"{web.url}games/{escaped}?seat=1")
+    v.testid("verify").wait_for()
+    v.testid("step-next").click()
+    v.testid("step-next").click()
+    assert v.page.locator("#step-seats .cards").count() <= 2  # its hand (and the bottom)
+
+    # A finished game, played out by auto-play.
+    finished = autoplayed_game(p, "doudizhu3")
+    stored(cluster, finished)
+    v.page.goto(f"{web.url}games/{finished}")
+    v.testid("verify").wait_for()
+    assert v.testid("verify").get_attribute("data-ok") == "true"
+    steps = int(v.page.evaluate("() => window.__viewer.game.steps.length"))
+    for _ in range(steps):
+        v.page.keyboard.press("ArrowRight")
+    assert v.testid("event").get_attribute("data-type") == "game_over"
+    assert "Result:" in v.page.locator("#settlement-panel").inner_text()
+    assert not v.page.locator("#audit-panel").is_visible()
+    v.page.screenshot(path=str(SHOTS / "viewer-finished.png"), full_page=True)
+    for who in (p, viewer, v):
+        assert not [e for e in who.errors if "409" not in e], who.errors
+    context.close()
+    visitor.close()

@@ -111,7 +111,7 @@ function onMessage(m) {
       renderSettlement();
       break;
     case "gone":
-      showGone(m.reason === "NOT_SEATED" ? w("removed") : w("left_table"));
+      if (!S.left) showGone(m.reason === "NOT_SEATED" ? w("removed") : w("left_table"));
       break;
     case "answer":
       onAnswer(m);
@@ -160,7 +160,7 @@ function onSnapshot(m) {
     S.moves.push(performance.now() - S.moveStart);
     S.playing = false;
   }
-  if (m.state !== "closed" && !S.left) showTable();
+  if (!S.left) showTable();
   render();
 }
 
@@ -193,12 +193,14 @@ function showTable() {
   $("#table").hidden = false;
   $("#gone").hidden = true;
 }
+// The seat is given up (left, or removed): say so and offer a new table; the last
+// settlement (an escape's too) stays on the table below.
 function showGone(text) {
   S.left = true;
   $("#gone-text").textContent = text;
   $("#gone").hidden = false;
-  $("#table").hidden = true;
   $("#lobby").hidden = false;
+  render();
 }
 
 function message(text, refusal = false) {
@@ -337,7 +339,7 @@ function renderControls() {
   ap.dataset.on = auto ? "true" : "false";
   ap.textContent = auto ? w("autoplay_off") : w("autoplay");
   $("#sort").textContent = S.sortMode === "rank" ? w("sort_count") : w("sort_rank");
-  control("leave").hidden = S.snap.state === "closed";
+  control("leave").hidden = S.snap.state === "closed" || S.left;
 }
 
 function renderHand() {
@@ -385,7 +387,8 @@ function renderSettlement() {
       const row = document.createElement("div");
       row.className = "end-hand";
       row.dataset.seat = seat;
-      row.append(`${S.snap.seats[seat]?.player_id ?? seat}: `, cards.length ? cardRow(cards) : "—");
+      const name = S.players[seat] ?? S.snap.seats[seat]?.player_id ?? seat;
+      row.append(`${name}: `, cards.length ? cardRow(cards) : "—");
       hands.append(row);
     }
   }
@@ -393,6 +396,7 @@ function renderSettlement() {
   const mine = S.snap.seats[mySeat()];
   $("#next-game").hidden = S.snap.state !== "waiting" || S.left;
   $("#next-game").disabled = Boolean(mine?.ready);
+  $("#settle-leave").hidden = S.left;
 }
 
 // ------------------------------------------------------------------ actions
