@@ -302,3 +302,51 @@ def test_the_replay_viewer_steps_through_games_verifies_and_audits_an_escape(
         assert not [e for e in who.errors if "409" not in e], who.errors
     context.close()
     visitor.close()
+
+
+@pytest.mark.parametrize(
+    ("variant", "viewport"),
+    [
+        ("doudizhu4", {"width": 1280, "height": 900}),
+        ("zhengshangyou1", {"width": 1280, "height": 900}),
+        ("zhengshangyou2", {"width": 390, "height": 844}),  # a phone
+    ],
+)
+def test_a_whole_game_of_each_variant_with_the_mouse(
+    browser: Any, web: WebServer, cluster: Cluster, variant: str, viewport: dict[str, int]
+) -> None:
+    context = browser.new_context(viewport=viewport, has_touch=viewport["width"] < 500)
+    p = Player(context, web.url)
+    p.open()
+    p.page.locator("#lang").click()  # English, then back to Chinese
+    p.page.wait_for_function(
+        "() => document.querySelector('[data-testid=play]').textContent === 'Play'"
+    )
+    p.page.locator("#lang").click()
+    p.page.wait_for_function(
+        "() => document.querySelector('[data-testid=play]').textContent === '出牌'"
+    )
+    p.start(variant)
+    seats = rules.variant(variant).players
+    assert p.testid("seat").count() == seats
+    if viewport["width"] < 500:  # nothing wider than the phone's screen
+        width = p.page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= viewport["width"], width
+        p.wait_turn_or_end()
+        p.page.screenshot(path=str(SHOTS / f"phone-{variant}.png"), full_page=True)
+    turns = p.play_to_the_end()
+    assert turns > 0
+    game_id = str(p.testid("settlement").get_attribute("data-game-id"))
+    text = p.testid("settlement").inner_text()
+    assert "Result:" in text and "scores:" in text
+    p.page.wait_for_selector(".end-hand")
+    assert p.page.locator(".end-hand").count() == seats
+    if rules.variant(variant).family == "zhengshangyou":
+        p.page.wait_for_function("() => window.__cardroom.title !== ''")
+        assert "level" in p.testid("settlement").inner_text()  # the Zheng Shangyou title
+    if rules.variant(variant).decks == 1:  # one deck: every card is one string
+        assert assert_no_leak(p.frames, deal_of(cluster, game_id), int(p.state("S.snap.seat")))
+    p.page.screenshot(path=str(SHOTS / f"settlement-{variant}.png"), full_page=True)
+    record_figure(f"{variant}_move_round_trip_ms_median", round(median(p.moves()), 1))
+    assert not p.errors, p.errors
+    context.close()
