@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import json
 import time
 import uuid
@@ -31,10 +32,16 @@ from services.common.wire import matchmaker_pb2 as M
 from . import convert
 
 log = structlog.get_logger("cardroom.web")
+#: The matchmaker calls' durations of the command being handled (None outside a command).
+UPSTREAM: contextvars.ContextVar[list[float] | None] = contextvars.ContextVar(
+    "upstream", default=None
+)
 
 #: After these the seat's stream cannot resume: the seat or the table is gone.
 FINAL_REASONS = frozenset({"NOT_SEATED", "TABLE_NOT_FOUND", "TABLE_CLOSED"})
 CALL_TIMEOUT_S = 10.0
+#: Seconds between snapshots of a quiet table (200 sessions poll 40 GetTable/s at 5 s).
+REFRESH_S = 5.0
 VARIANTS = ("doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2")
 LEVELS = ("easy", "normal", "hard")
 #: A person's timers at the web table (the matchmaker's defaults but for bots' think time,
@@ -133,7 +140,13 @@ class SeatRelay:
     # ------------------------------------------------------------------ calls
     async def call(self, name: str, request: Any) -> Any:
         method = getattr(self.b.mm, name)
-        return await method(request, metadata=self.b.mm_metadata(), timeout=CALL_TIMEOUT_S)
+        start = time.perf_counter()
+        try:
+            return await method(request, metadata=self.b.mm_metadata(), timeout=CALL_TIMEOUT_S)
+        finally:
+            spent = UPSTREAM.get()
+            if spent is not None:
+                spent.append(time.perf_counter() - start)
 
     def ids(self) -> dict[str, str]:
         return {"table_id": self.table_id, "player_id": self.player}
@@ -226,10 +239,11 @@ class SeatRelay:
                 await self.send({"t": "end_hands", "hands": hands})
 
     async def follow(self) -> None:
-        """One GetTable per burst of events, and one a second."""
+        """One GetTable per burst of events, and one every few seconds besides (the stream's
+        own events already say who connected and when a deadline runs)."""
         while not self.closed:
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.dirty.wait(), 1.0)
+                await asyncio.wait_for(self.dirty.wait(), REFRESH_S)
             self.dirty.clear()
             try:
                 await self.refresh()
@@ -264,11 +278,18 @@ class SeatRelay:
         handler = COMMANDS.get(op) if isinstance(op, str) else None
         if handler is None:
             raise BadCommand(f"unknown op {op!r}")
+        spent: list[float] = []
+        token = UPSTREAM.set(spent)
         try:
             answer: dict[str, Any] = await handler(self, msg)
         except grpc.RpcError as exc:
-            return refusal(exc)
+            answer = refusal(exc)
+        finally:
+            UPSTREAM.reset(token)
         answer.setdefault("ok", True)
+        # The time this command waited on the matchmaker: what the relay adds is the rest
+        # (the load test's figure; an operator's too, like a Server-Timing header).
+        answer["upstream_ms"] = round(sum(spent) * 1000, 2)
         self.dirty.set()
         return answer
 
