@@ -27,7 +27,7 @@ from typing import Any
 
 from .common import Context, Table, progress
 from .engine_bench import _free_port, _wait_healthy
-from .matchmaker_bench import replay_url, services
+from .matchmaker_bench import cpu_s, replay_url, services
 
 SESSIONS = 200
 CLIENTS = 4
@@ -52,7 +52,7 @@ def page_weight_kb() -> float:
 
 
 @contextlib.contextmanager
-def web_stack(tmp: str) -> Iterator[str]:
+def web_stack(tmp: str, pids: dict[str, int]) -> Iterator[str]:
     db_url = f"sqlite:///{tmp}/store.sqlite3"
     from services.common.migrate import upgrade
 
@@ -74,6 +74,7 @@ def web_stack(tmp: str) -> Iterator[str]:
             procs.append(subprocess.Popen(
                 [sys.executable, "-m", "services", "web", "serve", "--port", str(web_port)],
                 env=env, stderr=subprocess.DEVNULL))  # fmt: skip
+            pids["web"] = procs[-1].pid
             from services.demo import web_serving
 
             while not web_serving(web_port, 0.5):
@@ -110,6 +111,9 @@ async def session(url: str, end: float, out: dict[str, list[float]]) -> None:
                 await ws.send_str(json.dumps(msg | {"id": next_id}))
 
             await command({"op": "hello", "after_seq": 0})
+            while json.loads((await ws.receive()).data)["t"] != "answer":
+                pass  # as the page does: the lobby's Start comes once the socket said hello
+            sent.clear()
             await command({"op": "start", "bot_level": "easy"})
             acting = False
             while time.monotonic() < end:
@@ -166,7 +170,10 @@ def web_section(ctx: Context) -> list[Table]:
     sessions = 40 if ctx.quick else SESSIONS
     run_s = 15.0 if ctx.quick else RUN_S
     out: dict[str, list[float]] = {"relay_ms": [], "command_ms": [], "words_kb": []}
-    with tempfile.TemporaryDirectory() as tmp, web_stack(tmp) as url:
+    pids: dict[str, int] = {}
+    cpu = [0.0]
+    with tempfile.TemporaryDirectory() as tmp, web_stack(tmp, pids) as url:
+        cpu_before, wall_before = cpu_s(pids["web"]), time.monotonic()
         progress(f"web: {sessions} WebSocket sessions on one web process for {run_s:.0f} s")
 
         # The sessions run in a few client processes, so that one client's own event loop
@@ -176,6 +183,7 @@ def web_section(ctx: Context) -> list[Table]:
             for part in pool.map(client, [url] * CLIENTS, share, [run_s] * CLIENTS):
                 for key, values in part.items():
                     out.setdefault(key, []).extend(values)
+        cpu[0] = 100 * (cpu_s(pids["web"]) - cpu_before) / (time.monotonic() - wall_before)
     page = page_weight_kb() + (max(out["words_kb"]) if out["words_kb"] else 0.0)
     relay, cmd = out["relay_ms"], out["command_ms"]
     t = Table(
@@ -185,7 +193,13 @@ def web_section(ctx: Context) -> list[Table]:
     t.rows.append(["command round trip, ms", f"{pct(cmd, 0.5):.1f}", f"{pct(cmd, 0.99):.1f}", ""])
     t.rows.append(["relay on top of the matchmaker, ms", f"{pct(relay, .5):.1f}",
                    f"{pct(relay, .99):.1f}", f"p99 < {RELAY_P99_GOAL_MS:.0f}"])  # fmt: skip
+    for kind, label in (("moves", "  moves (play, pass, bid)"), ("hint", "  hints"),
+                        ("lobby", "  lobby (start, ready)")):  # fmt: skip
+        values = out.get(kind, [])
+        t.rows.append([f"{label}, ms (n={len(values)})", f"{pct(values, 0.5):.1f}",
+                       f"{pct(values, 0.99):.1f}", ""])  # fmt: skip
     t.rows.append(["page's first load, KB", f"{page:.1f}", "", f"< {PAGE_GOAL_KB:.0f}"])
+    t.rows.append(["web process CPU, % of a core", f"{cpu[0]:.0f}", "", ""])
     t.notes.append(
         f"{len(cmd)} commands answered; bots think {BOT_THINK_MS} ms; relay = round trip at "
         "the client − upstream_ms (its time on the matchmaker)"

@@ -152,3 +152,27 @@ def test_every_socket_message_is_answered_and_the_socket_stays(
             await ws.send_str(json.dumps({"op": "leave"}))  # free the player for the next
 
     asyncio.run(go())
+
+
+def test_the_page_loads_under_200_kb_from_this_server_alone(web: WebServer) -> None:
+    """The first load is the page, its modules, its style and its words — nothing from
+    another host (no CDN: the page runs offline) — under 200 KB."""
+    import re
+
+    async def go() -> int:
+        async with await _session(web.url) as s:
+            async with s.get(web.url) as r:
+                html = await r.text()
+            assert not re.search(r"""(src|href)=["']?(https?:)?//""", html)
+            total = len(html.encode())
+            for path in ("static/table.js", "static/cards.js", "static/style.css",
+                         "words/zh.json"):  # fmt: skip
+                async with s.get(web.url + path) as r:
+                    assert r.status == 200, path
+                    body = await r.read()
+                    assert b"http://" not in body and b"https://" not in body, path
+                    total += len(body)
+            return total
+
+    total = asyncio.run(go())
+    assert total < 200 * 1024, total

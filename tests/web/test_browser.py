@@ -90,6 +90,18 @@ def first_play_turn_checks(p: Player) -> None:
     assert p.hand() == hand and sorted(p.selected()) == sorted(two)  # the hand is kept
     p.page.locator("#center").dblclick()  # on the table, outside the cards and controls
     assert p.selected() == []
+    low = hand[-1]  # the terminal client's keys: a rank selects its next card, Esc clears
+    if low[0] in "3456789":
+        p.page.keyboard.press(low[0])
+        assert p.selected() and all(c[0] == low[0] for c in p.selected())
+        p.page.keyboard.press("Escape")
+        assert p.selected() == []
+    p.page.locator("#sort").click()  # 数目排序: the ranks held most first
+    counted = p.hand()
+    counts = [sum(1 for c in counted if c[:-1] == card[:-1]) for card in counted]
+    assert counts == sorted(counts, reverse=True)
+    p.page.locator("#sort").click()
+    assert p.hand() == hand
     p.testid("hint").click()
     p.idle()
     hinted = p.selected()
