@@ -144,8 +144,7 @@ function onEvent(m) {
 
 function onSnapshot(m) {
   const old = S.snap;
-  S.snap = m;
-  S.lastSeq = Math.max(S.lastSeq, m.seq);
+  S.snap = m;  // (the resume point stays the last event seen: a snapshot skips none)
   if (m.left) S.left = true;
   const hand = m.view?.hand ?? [];
   const chosen = [...S.selected].map((i) => S.hand[i]).filter(Boolean);
