@@ -20,6 +20,7 @@ from .openspiel_bench import openspiel_section
 from .replay_bench import replay_section
 from .rules_bench import rules_section
 from .scale_bench import scale_section
+from .web_bench import web_section
 from .wire_bench import wire_section
 
 
@@ -76,5 +77,10 @@ SECTIONS: tuple[Section, ...] = (
         "scale",
         "the soak crowd on one matchmaker vs two (PostgreSQL), and 300 streaming tables on one",
         scale_section,
+    ),
+    Section(
+        "web",
+        "200 browser sessions (a WebSocket client) on one web process: the relay's p99",
+        web_section,
     ),
 )

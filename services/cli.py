@@ -306,6 +306,14 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             ),
         ],
     ),
+    "web serve": (
+        "services.web.app:serve_main",
+        "serve the browser table and the replay viewer (/games/GAME_ID) over HTTP",
+        [
+            (("--host",), {"help": "address to listen on (default CARDROOM_WEB_HOST, 127.0.0.1)"}),
+            (("--port", "-p"), {"type": _PORT, "help": "port (default CARDROOM_WEB_PORT, 8080)"}),
+        ],
+    ),
     "replay show": (
         "services.replay.cli:show_main",
         "print a stored game trick by trick: hands, plays, passes and the settlement",

@@ -78,6 +78,42 @@ SERVICES: list[Service] = [
 ]
 
 
+#: The browser's back end (``cardroom web serve``): started once the gRPC services answer,
+#: health-checked over HTTP, stopped with them.  Not in SERVICES: it speaks HTTP, not gRPC.
+WEB_PORT_VARIABLE = "CARDROOM_WEB_PORT"
+WEB_DEFAULT_PORT = 8080
+
+
+def web_port() -> int:
+    """``CARDROOM_WEB_PORT`` (8080); SettingsError naming the variable when it is no port."""
+    text = os.environ.get(WEB_PORT_VARIABLE, "") or str(WEB_DEFAULT_PORT)
+    if not text.isdigit() or not 0 < int(text) <= 65535:
+        raise SettingsError(f"{WEB_PORT_VARIABLE}={text!r}: make run needs a port from 1 to 65535")
+    return int(text)
+
+
+def start_web(port: int, peers: dict[str, str]) -> subprocess.Popen[bytes]:
+    env = dict(os.environ) | {WEB_PORT_VARIABLE: str(port)}
+    for key, value in peers.items():
+        env.setdefault(key, value)
+    return subprocess.Popen(
+        [sys.executable, "-m", "services", "web", "serve"],
+        env=env,
+        preexec_fn=die_with_parent if sys.platform == "linux" else None,
+    )
+
+
+def web_serving(port: int, timeout: float = 1.0) -> bool:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=timeout) as r:
+            return bool(r.status == 200)
+    except (OSError, urllib.error.URLError):
+        return False
+
+
 def say(message: str) -> None:
     print(f"make run: {message}", file=sys.stderr, flush=True)
 
@@ -172,12 +208,18 @@ def stop_all(procs: Sequence[subprocess.Popen[bytes]], grace_s: float) -> None:
             p.wait()
 
 
-def banner(settings: dict[str, ServerSettings], url: str) -> str:
+def banner(settings: dict[str, ServerSettings], url: str, web: int | None = None) -> str:
     e, r = settings["engine"].address, settings["replay"].address
     m = settings["matchmaker"].address if "matchmaker" in settings else "127.0.0.1:50053"
     where = ", ".join(f"{name} service on {s.address}" for name, s in settings.items())
+    browser = (
+        f"Play in a browser: http://127.0.0.1:{web}/  (a stored game: "
+        f"http://127.0.0.1:{web}/games/GAME_ID)\n"
+        if web
+        else ""
+    )
     return f"""cardroom {where} (store: {url})
-Ctrl-C stops them all.
+{browser}Ctrl-C stops them all.
 
 Play a game against two bots (another terminal):
   .venv/bin/cardroom play --matchmaker {m}
@@ -203,13 +245,17 @@ replay_pb2_grpc as g; print(g.ReplayServiceStub(grpc.insecure_channel('{r}'))\\
 
 
 # --------------------------------------------------------------------------- main
-def main(services: Sequence[Service] = SERVICES) -> int:
+def main(services: Sequence[Service] = SERVICES, with_web: bool = True) -> int:
     try:
         settings = [from_env(s.name) for s in services]
+        web = web_port() if with_web and any(s.name == "matchmaker" for s in services) else None
     except SettingsError as exc:
         say(str(exc))
         return 2
     reason = check_ports(services, settings)
+    if reason is None and web is not None and port_taken(settings[0].replace(port=web)):
+        reason = (f"port {web} (web) is taken by another process; stop it or set "
+                  f"{WEB_PORT_VARIABLE} to a free port")  # fmt: skip
     if reason is not None:
         say(reason)
         return 1
@@ -256,14 +302,27 @@ def main(services: Sequence[Service] = SERVICES) -> int:
             stopping.wait(0.1)
         if stopping.is_set():
             return 0
+        if web is not None:
+            procs.append(start_web(web, {
+                "CARDROOM_MATCHMAKER_ADDR": f"127.0.0.1:{named_settings['matchmaker'].port}",
+                **peers,
+            }))  # fmt: skip
+            while not web_serving(web, timeout=0.5) and not stopping.is_set():
+                if procs[-1].poll() is not None or time.monotonic() > deadline:
+                    say(f"the web server did not start on port {web}")
+                    return 1
+                stopping.wait(0.1)
+        if stopping.is_set():
+            return 0
         from services.common.db import default_url
 
         named = {s.name: settings[i] for i, s in enumerate(services)}
-        print(banner(named, default_url()), flush=True)
+        print(banner(named, default_url(), web), flush=True)
         while not stopping.wait(0.2):
             for i, p in enumerate(procs):
                 if p.poll() is not None:
-                    say(f"the {services[i].name} service stopped (status {p.returncode})")
+                    name = services[i].name if i < len(services) else "web"
+                    say(f"the {name} service stopped (status {p.returncode})")
                     status = 1
                     stopping.set()
         return status

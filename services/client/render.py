@@ -784,3 +784,216 @@ def bot_level_name(level: str) -> str:
 
 
 BAD_STAKE = "the stake is a whole number from 1 to 1000000"
+
+# ---------------------------------------------------------------------- one language at a time
+# The web page speaks Chinese by default with an English toggle.  The bilingual words above
+# ("single 单张", "landlord 地主") are split here rather than written twice, and the words
+# only a pointer client needs (its buttons and status lines) are listed once per language.
+LANGS = ("zh", "en")
+_HAN = re.compile(r"[\u3400-\u9fff\uff08\uff09\u3001]+")
+
+
+def in_lang(words: str, lang: str) -> str:
+    """One language of a bilingual phrase: ``single 单张`` -> ``单张`` (zh) or ``single`` (en);
+    a phrase with no Chinese is the same in both."""
+    han = _HAN.findall(words)
+    if not han:
+        return words
+    if lang == "zh":
+        return "".join(han)
+    return " ".join(_HAN.sub(" ", words).split())
+
+
+def pattern_name_in(reading: str | None, lang: str) -> str:
+    """:func:`pattern_name` in one language: ``对子, A`` or ``pair, A``."""
+    if not reading:
+        return ""
+    kind, _sep, rank = reading.partition(":")
+    words = in_lang(KIND_NAMES.get(kind, kind.replace("_", " ")), lang)
+    if kind == "rocket" or not rank:
+        return words
+    return f"{words}, {'10' if rank == 'T' else rank}"
+
+
+#: (Chinese, English) of every label and line of the web page that the terminal client
+#: says with a key instead (its buttons, its lobby, its viewer).
+WEB_WORDS: dict[str, tuple[str, str]] = {
+    "title": ("牌室", "cardroom"),
+    "start": ("开始", "Start"),
+    "variant": ("玩法", "Game"),
+    "doudizhu3": ("斗地主（三人）", "Dou Dizhu, 3 players"),
+    "doudizhu4": ("斗地主（四人）", "Dou Dizhu, 4 players"),
+    "zhengshangyou1": ("争上游（一副牌）", "Zheng Shangyou, one deck"),
+    "zhengshangyou2": ("争上游（两副牌）", "Zheng Shangyou, two decks"),
+    "bot_level": ("电脑水平", "Bots' level"),
+    "easy": ("简单", "easy"),
+    "normal": ("普通", "normal"),
+    "hard": ("困难", "hard"),
+    "stake": ("底分", "Stake"),
+    "private_code": ("好友房号（可不填）", "Private code for friends (optional)"),
+    "wait_humans": ("等真人（秒，0 = 电脑立即补位）", "Wait for people (s; 0: bots at once)"),
+    "name": ("名字", "Name"),
+    "set_name": ("改名", "Use this name"),
+    "play": ("出牌", "Play"),
+    "pass": ("不出", "Pass"),
+    "hint": ("提示", "Hint"),
+    "autoplay": ("托管", "Auto-play"),
+    "autoplay_off": ("取消托管", "Auto-play off"),
+    "bid_pass": ("不叫", "No bid"),
+    "bid": ("叫{n}分", "Bid {n}"),
+    "show_hand": ("明牌（×3）", "Show hand (×3)"),
+    "sort_rank": ("按大小排序", "Sort by rank"),
+    "sort_count": ("数目排序", "Sort by count"),
+    "next_game": ("准备下一局", "Ready for the next game"),
+    "leave": ("离开", "Leave"),
+    "leave_confirm": ("确认离开并受罚", "Leave and pay"),
+    "stay": ("留下", "Stay"),
+    "queue_again": ("再来一桌", "Queue again"),
+    "to_beat": ("要压的牌", "To beat"),
+    "your_turn": ("轮到你了", "Your turn"),
+    "turn_of": ("等待 {who}", "Waiting for {who}"),
+    "bottom": ("底牌", "Bottom"),
+    "shown_hand": ("明牌", "Shown hand"),
+    "single_left": ("报单", "one card left"),
+    "pair_left": ("报双", "two cards left"),
+    "passed": ("不出", "pass"),
+    "you": ("你", "you"),
+    "settlement": ("结算", "Settlement"),
+    "hands_at_end": ("终局手牌", "Hands at the end"),
+    "totals": ("累计", "Totals"),
+    "last_game": ("上一局", "Last game"),
+    "log": ("记录", "Log"),
+    "connected": ("● 已连接", "● connected"),
+    "reconnecting": ("○ 重新连接中…", "○ reconnecting…"),
+    "ended": ("× 连接结束", "× stream ended"),
+    "finding": ("正在找桌…", "finding a table…"),
+    "waiting_game": ("等待开局…", "waiting for the game to start…"),
+    "nothing_selected": ("先选牌（点牌，或按提示）", "select cards first (click cards, or Hint)"),
+    "no_hint": ("没有提示", "no hint"),
+    "hint_pass": ("提示：不出", "hint: pass"),
+    "hint_bid": ("提示：叫{n}分", "hint: bid {n}"),
+    "left_table": ("你已离开牌桌", "you left the table"),
+    "removed": ("你未及时准备，已被移出牌桌", "you were removed from the table: not ready in time"),
+    "escape_named": (
+        "现在离开是逃跑（逃跑）：你要付罚分 {n}，其他人得 0 分。",
+        "Leaving now is an escape (逃跑): you pay a penalty of {n} and the others score 0.",
+    ),
+    "leave_between": ("离开牌桌？", "Leave the table?"),
+    "ready_sent": ("已准备，等待其他人", "ready — waiting for the others"),
+    "start_in": (
+        "{s} 秒内准备，否则失去座位",
+        "press Ready within {s} s to stay for the next game",
+    ),
+    "start_warning": ("⚠ {s} 秒内不准备将失去座位", "⚠ ready within {s} s or you lose your seat"),
+    "ready_wait": (
+        "你已准备，等其他人（剩 {s} 秒）",
+        "you are ready — the next game starts when everyone is ({s} s left)",
+    ),
+    "replay": ("回放", "Replay"),
+    "verify": ("校验", "Verify"),
+    "verified": (
+        "校验通过：哈希链、重放、发牌承诺",
+        "verified: hash chain, re-execution, deal commitment",
+    ),
+    "not_verified": ("校验失败", "verification failed"),
+    "prev": ("上一步", "Back"),
+    "next": ("下一步", "Next"),
+    "audit": ("逃跑审计", "Escape audit"),
+    "event": ("事件", "Event"),
+    "actor": ("执行者", "actor"),
+    "cause": ("原因", "cause"),
+    "deadline": ("时限", "deadline"),
+    "seat_view": ("座位视角", "seen by seat"),
+    "all_hands": ("全部手牌", "all hands"),
+    "landlord": ("地主", "landlord"),
+    "bot": ("电脑", "bot"),
+    "person": ("真人", "person"),
+    "online": ("在线", "online"),
+    "offline": ("离线", "offline"),
+    "ready": ("已准备", "ready"),
+    "cards_n": ("{n} 张", "{n} cards"),
+    "total": ("总分 {n}", "total {n}"),
+    "lang": ("English", "中文"),
+    "title_zsy": ("称号", "Title"),
+    "refused": ("不行：", "Refused: "),
+}
+
+
+def web_words(lang: str) -> dict[str, str]:
+    """Every entry of :data:`WEB_WORDS` in one language (the page's word table)."""
+    i = 0 if lang == "zh" else 1
+    words = {key: pair[i] for key, pair in WEB_WORDS.items()}
+    words.update({f"kind:{k}": in_lang(v, lang) for k, v in KIND_NAMES.items()})
+    words.update({f"phase:{k}": in_lang(v, lang) for k, v in PHASE_NAMES.items()})
+    return words
+
+
+#: Refusal reasons in Chinese (REASON_WORDS has the English).
+REASON_WORDS_ZH: dict[str, str] = {
+    "DOES_NOT_BEAT": "压不过桌上的牌",
+    "NOT_A_PATTERN": "这些牌不成牌型",
+    "CARDS_NOT_IN_HAND": "你没有这些牌",
+    "NOT_YOUR_TURN": "还没轮到你",
+    "MUST_PLAY": "你先出：必须出牌",
+    "CANNOT_PASS": "你先出：不能不出",
+    "MUST_BID": "你必须叫分（强制叫分）",
+    "BAD_BID": "不能这样叫分",
+    "MUST_HOLD": "首出必须带♠3",
+    "NOT_READY": "没有进行中的牌局",
+    "STALE_SEQ": "牌桌已变化，请再试",
+    "INVALID_CARDS": "这不是牌",
+    "NO_CARDS": "先选牌",
+}
+
+
+def reason_words_in(reason: str, message: str, lang: str) -> str:
+    """:func:`reason_words` in one language (the server's message stays as it came)."""
+    if lang != "zh" or reason not in REASON_WORDS_ZH:
+        return reason_words(reason, message)
+    parts = [REASON_WORDS_ZH[reason], screen_notation(message)]
+    return " — ".join(p for p in parts if p) + f" ({reason})"
+
+
+def seat_label_in(players: Sequence[str], seat: int | None, lang: str) -> str:
+    if lang != "zh" or seat is None:
+        return seat_name(players, seat)
+    name = players[seat] if 0 <= seat < len(players) else ""
+    return f"{seat}号座 {name}".strip()
+
+
+def event_text_in(
+    event_type: str, data: Mapping[str, Any], players: Sequence[str], lang: str
+) -> str:
+    """:func:`event_text` in one language: Chinese for the events of a hand's play."""
+    if lang != "zh":
+        return event_text(event_type, data, players)
+    who = seat_label_in(players, data.get("seat"), lang)
+    if event_type == "bid":
+        return f"{who} 叫 {data.get('bid', data.get('amount'))} 分"
+    if event_type == "pass":
+        return f"{who} 不出"
+    if event_type == "play":
+        reading = data.get("pattern") or data.get("reading") or ""
+        if isinstance(reading, Mapping):
+            reading = reading.get("reading", "")
+        shown = cards_plain(play_order(rules.parse_cards(data.get("cards") or "")))
+        name = pattern_name_in(str(reading), lang)
+        return f"{who} 出 {shown}" + (f" — {name}" if name else "")
+    if event_type == "landlord":
+        return f"{who} 是地主（{data.get('bid', '?')} 分）"
+    if event_type == "new_trick":
+        return f"新一轮：{who} 先出"
+    if event_type == "autoplay":
+        return f"{who} {'托管' if data.get('on') else '取消托管'}"
+    if event_type == "leave":
+        return f"{who} 离开（逃跑）"
+    if event_type == "redeal":
+        return "没人叫分：重新发牌"
+    if event_type == "show_hand":
+        return f"{who} 明牌 " + notation_plain(data.get("hand") or data.get("cards") or "")
+    if event_type == "deal" and not data.get("hand"):
+        return "发牌"
+    if event_type == "game_over":
+        status = data.get("status") or (data.get("settlement") or {}).get("status", "")
+        return f"牌局结束：{ {'finished': '打完', 'escaped': '逃跑'}.get(status, status) }"
+    return event_text(event_type, data, players)

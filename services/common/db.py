@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import Engine, MetaData, create_engine, event
 from sqlalchemy.exc import DBAPIError, OperationalError
 
-DEFAULT_DATA_DIR = "data"
+from services.common.settings import DEFAULT_DATA_DIR as DEFAULT_DATA_DIR  # its one place
 
 #: The tables of every service (replay's in services/replay/models.py, …), named by one
 #: convention so that migrations and models agree on constraint names.

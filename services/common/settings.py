@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from typing import Any
 
 DEFAULT_PORTS = {"engine": 50051, "replay": 50052, "matchmaker": 50053}
+#: Where a service keeps its files unless ``CARDROOM_DATA_DIR`` says otherwise.
+DEFAULT_DATA_DIR = "data"
 
 
 class SettingsError(ValueError):

@@ -36,6 +36,7 @@ def demo_env(
         CARDROOM_ENGINE_PORT=str(engine_port),
         CARDROOM_REPLAY_PORT=str(replay_port),
         CARDROOM_MATCHMAKER_PORT=str(matchmaker_port or free_port()),
+        CARDROOM_WEB_PORT=str(free_port()),
         CARDROOM_LOG_LEVEL="warning",
     )
     return env
@@ -64,7 +65,7 @@ def running(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], list[int], 
             with socket.create_connection(("127.0.0.1", port), timeout=2):
                 pass
         services = children(proc.pid)
-        assert len(services) == 3
+        assert len(services) == 4  # engine, replay, matchmaker and the web server
         yield proc, services, ports
     finally:
         if proc.poll() is None:
@@ -161,3 +162,39 @@ def test_even_sigkill_to_the_main_process_leaves_no_service(
     proc.kill()  # no chance to stop them: the kernel tells them instead
     proc.wait(timeout=30)
     assert wait_gone(services) == []
+
+
+def test_the_banner_gives_the_browser_url_and_it_serves_the_table(
+    running: tuple[subprocess.Popen[str], list[int], list[int]],
+) -> None:
+    """`make run` starts the web server too: its banner's second line is the URL to open,
+    the page is there, and a game id that does not exist is a clean 404 on the viewer."""
+    import re
+    import urllib.error
+    import urllib.request
+
+    proc, _, _ = running
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    found = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+    assert found, line
+    with urllib.request.urlopen(found[0], timeout=10) as page:
+        assert 'data-testid="lobby-start"' in page.read().decode()
+    with pytest.raises(urllib.error.HTTPError) as missing:
+        urllib.request.urlopen(f"{found[0]}api/games/no-such-game", timeout=10)
+    assert missing.value.code == 404
+
+
+def test_a_taken_web_port_is_one_line_and_nothing_starts(tmp_path: Path) -> None:
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        taken = holder.getsockname()[1]
+        env = demo_env(tmp_path, free_port(), free_port()) | {"CARDROOM_WEB_PORT": str(taken)}
+        proc = subprocess.run(
+            [sys.executable, "-m", "services.demo"],
+            env=env, cwd=ROOT, capture_output=True, text=True, timeout=60,
+        )  # fmt: skip
+    assert proc.returncode == 1 and proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(taken) in lines[0] and "CARDROOM_WEB_PORT" in lines[0]
