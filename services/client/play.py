@@ -801,9 +801,9 @@ class PlayApp(App[int]):
         if info is not None and info.last_game_id == self._players_game:
             family = rules.variant(self.variant).family
             lines += render.running_total_lines(info.last_score, info.totals, family)
-            title = render.title_text(info.title) if info.HasField("title") else ""
-            if title and family == "zhengshangyou":
-                lines.append(f"Title 称号: {title}")
+            title = render.title_line(info.title if info.HasField("title") else None, family)
+            if title:
+                lines.append(title)
         elif not self._player_asked and time.monotonic() - self._player_asked_at > 1.0:
             # GetPlayer answers from the game_over write: ask now (again, at most once a
             # second, while its last game is not yet this one)

@@ -551,6 +551,13 @@ def title_text(title: Any) -> str:
     return f"level {title.level} {title.chinese} {title.english}"
 
 
+def title_line(title: Any, family: str) -> str:
+    """The title under a Zheng Shangyou running total (RULES.md §5.4); Dou Dizhu totals
+    carry none, so nothing there."""
+    text = title_text(title)
+    return f"Title 称号: {text}" if text and family == "zhengshangyou" else ""
+
+
 def card_rank(card: int) -> str:
     """The rank name of a card: ``3`` … ``A``, ``2``, ``BJ``, ``RJ``."""
     return rules.RANK_NAMES[rules.cards.RANK_OF[card]]

@@ -74,23 +74,26 @@ def event_json(ev: M.TableEvent, players: Sequence[str]) -> dict[str, Any]:
         return out
     data = json.loads(ev.data_json or "{}")
     out["data"] = with_card_lists(data)
+    if ev.type == "game_started":  # the names the table shows for the game's players
+        out["names"] = [render.player_label(players, i) for i in range(len(players))]
     text = render.table_event_text(ev.type, data, players)
     out["say"] = {lang: text for lang in render.LANGS}
     return out
 
 
-def seat_json(seat: M.Seat) -> dict[str, Any]:
+def seat_json(seat: M.Seat, players: Sequence[str]) -> dict[str, Any]:
+    """A seat, with the name the table shows (``Bot 1 (hard)`` for a bot: render)."""
     out: dict[str, Any] = {
         "seat": seat.seat,
         "player_id": seat.player_id,
+        "name": render.player_label(players, seat.seat),
         "bot": seat.bot,
         "ready": seat.ready,
         "connected": seat.connected,
         "autoplay": seat.autoplay,
         "total": int(seat.total),
     }
-    # Seat.last_action (field 8) arrives with issue 25; read it where the proto has it.
-    if "last_action" in seat.DESCRIPTOR.fields_by_name and seat.HasField("last_action"):
+    if seat.HasField("last_action"):
         la = str(seat.last_action)
         out["last_action"] = "pass" if la == "pass" else card_list(la)
     return out
@@ -116,7 +119,7 @@ def snapshot_json(snap: M.TableSnapshot, game_players: Sequence[str] = ()) -> di
         "seat": snap.seat,
         "game_id": snap.game_id,
         "game_no": snap.game_no,
-        "seats": [seat_json(s) for s in snap.seats],
+        "seats": [seat_json(s, [x.player_id for x in snap.seats]) for s in snap.seats],
         "deadline_ms": snap.deadline.ToMilliseconds() if snap.HasField("deadline") else None,
         "deadline_kind": snap.deadline_kind,
         "last_scores": [int(x) for x in snap.last_scores],
@@ -132,45 +135,6 @@ def snapshot_json(snap: M.TableSnapshot, game_players: Sequence[str] = ()) -> di
         reading = view_dict.get("last_pattern") or ""
         out["to_beat"] = both(render.pattern_name_in, reading) if reading else None
     return out
-
-
-#: The game events that are actions of the record (DESIGN.md's game record), by type.
-RECORD_ACTIONS = frozenset({"bid", "pass", "play", "show_hand", "leave"})
-
-
-def record_action(event_type: str, data: dict[str, Any]) -> dict[str, Any] | None:
-    """A game event of the seat's stream as the record's action (plays by the clock or by
-    auto-play are plain plays there too); None for an event that is no action."""
-    if event_type not in RECORD_ACTIONS or data.get("seat") is None:
-        return None
-    seat = data["seat"]
-    if event_type == "bid":
-        return {"seat": seat, "bid": data.get("bid", data.get("amount"))}
-    if event_type == "play":
-        action = {"seat": seat, "play": data.get("cards") or ""}
-        return action | ({"as": data["pattern"]} if data.get("pattern") else {})
-    return {"seat": seat, {"pass": "pass", "show_hand": "show_hand", "leave": "leave"}[
-        event_type]: True}  # fmt: skip
-
-
-def end_hands(
-    variant: str, room: dict[str, Any], first_bidder: int | None, actions: list[dict[str, Any]],
-    seed: str,
-) -> list[dict[str, Any]] | None:  # fmt: skip
-    """Every seat's cards left when the game ended (RULES.md §7: public then), from what the
-    seat's own stream held: the seed its game_over reveals and the public actions."""
-    record: dict[str, Any] = {"variant": variant, "room": room, "deal": {"seed": seed},
-                              "actions": actions}  # fmt: skip
-    if first_bidder is not None:
-        record["first_bidder"] = first_bidder
-    try:
-        final = rules.replay(record)
-    except rules.RulesError:
-        return None
-    return [
-        {"seat": seat, "cards": [rules.format_cards((c,)) for c in sorted(hand)]}
-        for seat, hand in enumerate(final.hands)
-    ]
 
 
 def escape_json(view: rules.SeatView) -> dict[str, Any] | None:
@@ -193,5 +157,5 @@ def player_json(info: M.PlayerInfo, family: str) -> dict[str, Any]:
         "lines": render.running_total_lines(
             int(info.last_score) if info.last_game_id else None, info.totals, family
         ),
-        "title": render.title_text(info.title if info.HasField("title") else None),
+        "title": render.title_line(info.title if info.HasField("title") else None, family),
     }

@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import json
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
@@ -121,10 +120,6 @@ class SeatRelay:
         self.players: list[str] = []
         self.family = ""
         self.variant = ""
-        self.room: dict[str, Any] = {}
-        # The current game's public actions, for the hands at its end.
-        self.actions: list[dict[str, Any]] = []
-        self.first_bidder: int | None = None
         self.stream_task: asyncio.Task[None] | None = None
         self.follow_task: asyncio.Task[None] | None = None
         self.dirty = asyncio.Event()
@@ -211,32 +206,11 @@ class SeatRelay:
     async def on_event(self, ev: M.TableEvent) -> None:
         if ev.type == "game_started":
             self.players = list(ev.game_started.players) or self.players
-            self.actions, self.first_bidder = [], None
         msg = convert.event_json(ev, self.players)
         await self.send(msg)
-        if ev.type == "game":
-            await self.follow_game(msg["game"])
         if ev.type == "game_over":
             self.spawn(self.send_player())
         self.dirty.set()
-
-    async def follow_game(self, g: dict[str, Any]) -> None:
-        """Keep the game's public actions; at its end, every seat's cards left (unless the
-        table's game_over carries them)."""
-        data = g["data"]
-        if g["type"] == "deal" and data.get("seat") is None and data.get("deal_no", 0) == 0:
-            self.first_bidder = data.get("first_bidder")
-        action = convert.record_action(
-            g["type"], dict(data, cards=" ".join(data.get("cards") or []))
-        )
-        if action is not None:
-            self.actions.append(action)
-        if g["type"] == "game_over" and data.get("seed") and self.variant:
-            hands = convert.end_hands(
-                self.variant, self.room, self.first_bidder, self.actions, data["seed"]
-            )
-            if hands is not None:
-                await self.send({"t": "end_hands", "hands": hands})
 
     async def follow(self) -> None:
         """One GetTable per burst of events, and one every few seconds besides (the stream's
@@ -262,8 +236,6 @@ class SeatRelay:
         if snap.variant:
             self.variant = snap.variant
             self.family = rules.variant(snap.variant).family
-        if snap.view.view_json:
-            self.room = json.loads(snap.view.view_json).get("room") or self.room
         await self.send(convert.snapshot_json(snap, self.players))
 
     async def send_player(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from services import rules
 from services.client import render
 from services.client.render import table_event_text
+from services.common.wire import replay_pb2
 
 
 def test_a_play_shows_its_body_first_and_a_rocket_no_rank() -> None:
@@ -191,3 +192,10 @@ def test_the_game_id_and_the_hands_at_the_end() -> None:
     assert line == "Series totals: ann +3, Bot 1 (hard) -3"
     lines = render.hands_lines([(0, []), (1, rules.parse_cards("Ad3s"))], ["ann", "bot:easy:1"], 0)
     assert lines == ["Cards left 剩牌:", "  you: played out", "  Bot 1 (easy): 3♠ A♦"]
+
+
+def test_the_title_shows_under_a_zheng_shangyou_total_only() -> None:
+    title = replay_pb2.PlayerTitle(level=1, chinese="蜗牛", english="Snail")
+    assert render.title_line(title, "zhengshangyou") == "Title 称号: level 1 蜗牛 Snail"
+    assert render.title_line(title, "doudizhu") == ""  # RULES.md §5.4: Dou Dizhu has none
+    assert render.title_line(None, "zhengshangyou") == ""

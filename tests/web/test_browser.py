@@ -122,6 +122,11 @@ def test_a_whole_doudizhu3_game_with_the_mouse(player: Player, cluster: Cluster)
     p = player
     p.start("doudizhu3")
     assert p.testid("seat").count() == 3
+    # The bots by the names every client shows (render.player_label), not their ids.
+    p.page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=seat] .name')]"
+        ".filter(e => /^Bot \\d \\((easy|normal|hard)\\)$/.test(e.textContent)).length === 2"
+    )
     done: set[str] = set()
     while not p.settled():
         p.wait_turn_or_end()
@@ -154,6 +159,7 @@ def test_a_whole_doudizhu3_game_with_the_mouse(player: Player, cluster: Cluster)
     assert "Result:" in text and "steps:" in text and "scores:" in text
     p.page.wait_for_function("() => window.__cardroom.playerLines.length > 0")
     assert "running total" in box.inner_text()
+    assert "称号" not in box.inner_text()  # Dou Dizhu totals carry no title (RULES.md §5.4)
     p.page.wait_for_selector(".end-hand")
     assert box.locator(".end-hand").count() == 3  # every seat's cards left, face up
     assert box.locator(".end-hand .card").count() >= 2  # the losers hold cards

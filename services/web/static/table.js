@@ -15,6 +15,7 @@ const S = {
   sortMode: "rank",
   lastAction: {},    // seat -> "pass" | [cards] in the current trick
   players: [],
+  names: [],
   lastGameId: "",
   endHands: null,
   playerLines: [],
@@ -106,10 +107,6 @@ function onMessage(m) {
       S.title = m.title;
       renderSettlement();
       break;
-    case "end_hands":
-      S.endHands = S.endHands || m.hands;
-      renderSettlement();
-      break;
     case "gone":
       if (!S.left) showGone(m.reason === "NOT_SEATED" ? w("removed") : w("left_table"));
       break;
@@ -129,6 +126,7 @@ function onEvent(m) {
     S.lastAction = {};
     S.endHands = null;
     S.players = m.data.players || S.players;
+    S.names = m.names || S.names;
   } else if (m.type === "game_over") {
     S.lastGameId = m.data.game_id || S.lastGameId;
     if (m.data.hands) S.endHands = m.data.hands;
@@ -210,6 +208,16 @@ function message(text, refusal = false) {
 
 // ------------------------------------------------------------------ drawing the table
 const mySeat = () => S.snap?.seat ?? -1;
+
+// The name the table shows for seat i ("Bot 1 (hard)" for a bot: the back end's render
+// words): the seat's own while the game's player still sits there, else the game's player's
+// (a bot may have taken an escaper's seat since the game began).
+function seatLabel(i) {
+  const seat = S.snap?.seats?.[i];
+  const player = S.players?.[i];
+  if (seat && (!player || player === seat.player_id)) return seat.name ?? seat.player_id;
+  return S.names?.[i] ?? player ?? `${i}`;
+}
 const view = () => S.snap?.view ?? null;
 const running = () => S.snap?.state === "playing" && view() && view().status === "running";
 const myTurn = () => running() && view().turn === mySeat();
@@ -241,7 +249,7 @@ function renderSeats() {
     el.dataset.seat = i;
     const name = document.createElement("div");
     name.className = "name";
-    name.textContent = (i === mySeat() ? `${w("you")} · ` : "") + seat.player_id;
+    name.textContent = (i === mySeat() ? `${w("you")} · ` : "") + (seat.name ?? seat.player_id);
     el.append(name);
     const facts = [];
     const count = v?.counts?.[i];
@@ -282,7 +290,7 @@ function renderCenter() {
     const left = S.snap.deadline_ms ? Math.max(0, (S.snap.deadline_ms - Date.now()) / 1000) : null;
     let text = "";
     if (running()) {
-      const who = S.snap.seats[v.turn]?.player_id ?? "";
+      const who = seatLabel(v.turn);
       text = mine ? w("your_turn") : w("turn_of", { who });
       text += ` · ${w("phase:" + v.phase)}`;
       if (left !== null) text += ` · ${left.toFixed(0)} s`;
@@ -297,7 +305,7 @@ function renderCenter() {
   const beat = $("#to-beat");
   beat.replaceChildren();
   if (running() && v.last_play && v.last_play.length) {
-    const who = S.snap.seats[v.last_seat]?.player_id ?? "";
+    const who = seatLabel(v.last_seat);
     beat.append(`${w("to_beat")}: `, cardRow(v.last_play, false), ` ${say(S.snap.to_beat)} — ${who}`);
   }
   const bottom = $("#bottom");
@@ -386,7 +394,7 @@ function renderSettlement() {
       const row = document.createElement("div");
       row.className = "end-hand";
       row.dataset.seat = seat;
-      const name = S.players[seat] ?? S.snap.seats[seat]?.player_id ?? seat;
+      const name = seatLabel(seat);
       row.append(`${name}: `, cards.length ? cardRow(cards) : "—");
       hands.append(row);
     }
