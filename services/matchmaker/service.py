@@ -8,7 +8,10 @@ Every refusal is a ServiceError with a reason; the engine's reasons pass through
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import json
+import math
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -24,6 +27,8 @@ from services.common.grpc_errors import ServiceError, failed, invalid, missing, 
 from services.common.reasons import ServiceReason
 from services.common.server import add_service
 from services.common.wire import engine_pb2, matchmaker_pb2, replay_pb2
+from services.ratings.model import Rating
+from services.ratings.tables import PlayerRating
 
 from . import access as acc
 from .bots import DEFAULT_LEVEL, LEVELS
@@ -494,6 +499,40 @@ class MatchmakerServicer:
         if hold is not None:
             out.ticket_id = hold["ticket_id"] or ""
             out.table_id = hold["table_id"] or ""
+        await self._ratings(out)
+        return out
+
+    async def _ratings(self, out: M.PlayerInfo) -> None:
+        """The player's ratings, and the last game's change once replay has rated it."""
+        for r in await self.runner.db(self.store.player_ratings, out.player_id):
+            out.ratings.append(rating_message(r))
+        if out.last_game_id:
+            change = await self.runner.db(self.store.rating_change, out.last_game_id, out.player_id)
+            if change is not None:
+                out.last_rating_change.CopyFrom(change_message(out.last_game_id, change))
+
+    @rpc
+    async def ListLeaderboard(
+        self, request: M.ListLeaderboardRequest, context: Any
+    ) -> M.ListLeaderboardResponse:
+        self.who(context)
+        if not request.variant:
+            raise missing("variant")
+        try:
+            variant = rules.variant(request.variant[:64]).name
+        except rules.VariantError as exc:
+            raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), "variant") from None
+        size = request.page_size or 50
+        if not 1 <= size <= 500:
+            raise invalid(ServiceReason.INVALID_FIELD, "page_size must be 1–500", "page_size")
+        after = page_after(request.page_token, variant) if request.page_token else None
+        rows = await self.runner.db(self.store.leaderboard, variant, after, size)
+        out = M.ListLeaderboardResponse(entries=[rating_message(r) for r in rows])
+        if len(rows) == size:
+            last = rows[-1]
+            out.next_page_token = page_token(
+                variant, last.rating.ordinal, last.player_id, last.rank
+            )
         return out
 
     @rpc
@@ -540,6 +579,51 @@ class MatchmakerServicer:
             out.outbox_pending, out.outbox_lag_s = pending, lag
             out.tables_running, out.tickets_queued = running, queued
         return out
+
+
+def rating_message(r: PlayerRating) -> M.PlayerRating:
+    return M.PlayerRating(
+        player_id=r.player_id, variant=r.variant, mu=r.rating.mu, sigma=r.rating.sigma,
+        display=r.rating.display, provisional=r.provisional, games=r.games, rank=r.rank,
+    )  # fmt: skip
+
+
+def change_message(game_id: str, change: dict[str, Any]) -> M.RatingChange:
+    before = Rating(float(change["mu_before"]), float(change["sigma_before"]))
+    after = Rating(float(change["mu"]), float(change["sigma"]))
+    return M.RatingChange(
+        game_id=game_id, variant=change["variant"], mu_before=before.mu,
+        sigma_before=before.sigma, mu=after.mu, sigma=after.sigma,
+        display_before=before.display, display=after.display,
+    )  # fmt: skip
+
+
+def page_token(variant: str, ordinal: float, player_id: str, rank: int) -> str:
+    """An opaque token for the leaderboard page after (ordinal, player_id) at ``rank``."""
+    raw = json.dumps([variant, ordinal.hex(), player_id, rank], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def page_after(token: str, variant: str) -> tuple[float, str, int]:
+    """The (ordinal, player id, rank) a page token names; INVALID_FIELD when it is not one
+    this service made for ``variant``."""
+    bad = invalid(
+        ServiceReason.INVALID_FIELD, "page_token is not a leaderboard token", "page_token"
+    )
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        kind, ordinal_hex, player_id, rank = data
+        ordinal = float.fromhex(ordinal_hex)
+    except (ValueError, TypeError, UnicodeError, binascii.Error):
+        raise bad from None
+    if (
+        kind != variant or not isinstance(player_id, str) or not isinstance(rank, int)
+        or isinstance(rank, bool) or not 0 < rank < 2**31 or not math.isfinite(ordinal)
+        or not 0 < len(player_id) <= limits.MAX_PLAYER_ID
+    ):  # fmt: skip
+        raise bad
+    return ordinal, player_id, rank
 
 
 def add_to_server(server: grpc.aio.Server, servicer: MatchmakerServicer) -> Sequence[str]:

@@ -36,6 +36,7 @@ from sqlalchemy.exc import IntegrityError
 
 from services.common.db import answers
 from services.common.wire import TABLE_EVENT_TYPES, matchmaker_pb2, replay_pb2
+from services.ratings import tables as ratings
 
 from . import seating
 from .backends import FIXED, Conflict, backend_for
@@ -411,6 +412,29 @@ class Store:
                 .order_by(player_stats.c.family)
             )
             return [dict(r._mapping) for r in rows]
+
+    # ------------------------------------------------------------------ ratings
+    # Replay writes them (services/ratings) in the database the two services share.
+    def player_ratings(self, player_id: str) -> list[ratings.PlayerRating]:
+        with self.reader.connect() as conn:
+            return ratings.ratings_of(conn, player_id)
+
+    def rating_change(self, game_id: str, player_id: str) -> dict[str, Any] | None:
+        with self.reader.connect() as conn:
+            return ratings.change_of(conn, game_id, player_id)
+
+    def leaderboard(
+        self, variant: str, after: tuple[float, str, int] | None, limit: int
+    ) -> list[ratings.PlayerRating]:
+        with self.reader.connect() as conn:
+            return ratings.leaderboard(conn, variant, after, limit)
+
+    def mean_ratings(self, variant: str, players: Sequence[str]) -> dict[str, float]:
+        """The mu of each of ``players`` rated in ``variant`` (the unrated are missing)."""
+        if not players:
+            return {}
+        with self.reader.connect() as conn:
+            return ratings.mus_of(conn, variant, players)
 
     # ------------------------------------------------------------------ tables
     def load(self, table_id: str) -> Table | None:

@@ -141,6 +141,15 @@ def leaderboard(
     ]
 
 
+def mus_of(conn: Connection, variant: str, players: Sequence[str]) -> dict[str, float]:
+    """The mean skill (mu) of each of ``players`` rated in ``variant``."""
+    r = player_ratings.c
+    rows = conn.execute(
+        select(r.player_id, r.mu).where(r.variant == variant, r.player_id.in_(list(players)))
+    ).all()
+    return {str(row.player_id): float(row.mu) for row in rows}
+
+
 def change_of(conn: Connection, game_id: str, player_id: str) -> dict[str, Any] | None:
     """The player's rating change in a rated game (its row of ``changes``), or None when the
     game was not rated (yet: its ``game_over`` may still be on its way to replay)."""
