@@ -31,7 +31,7 @@ from services.ratings.model import Rating
 from services.ratings.tables import PlayerRating
 
 from . import access as acc
-from .bots import DEFAULT_LEVEL, LEVELS
+from .bots import AUTO_LEVEL, LEVELS
 from .commands import Commands
 from .runner import Runner, room_message
 from .store import EVENTS_PAGE, HeldError, now_ms, ticket_pool_key
@@ -170,9 +170,9 @@ def config_of(request: M.EnqueueRequest) -> tuple[dict[str, Any], rules.Variant]
     """The table configuration a ticket asks for (checked), and its variant in its room."""
     room = room_of(request.room)
     v = variant_in_room(request.variant, room)
-    level = request.bot_level or DEFAULT_LEVEL
-    if level not in LEVELS:
-        known = ", ".join(LEVELS)
+    level = request.bot_level or AUTO_LEVEL
+    if level not in LEVELS and level != AUTO_LEVEL:
+        known = ", ".join([*LEVELS, AUTO_LEVEL])
         raise invalid(ServiceReason.INVALID_FIELD, f"bot_level is one of {known}", "bot_level")
     code = limits.check_id(request.private_code, "private_code", MAX_CODE, required=False)
     t = request.timers

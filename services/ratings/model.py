@@ -73,13 +73,15 @@ def display_of(ordinal: float) -> int:
 
 INITIAL = Rating(_MODEL.mu, _MODEL.sigma)
 
-#: The bots' fixed ratings per level: the mean rating of ten simulated players of each level
-#: after 2,000 doudizhu3 games among thirty (bench/ratings_sim.py, written down in
-#: README.md).  Used for every variant.
+#: The bots' fixed ratings per level: each level's mean mu (and mean sigma) over its ten
+#: simulated players after 2,000 doudizhu3 games among thirty, ten per level, three drawn at
+#: random per game (bench/ratings_bench.py; README.md "Ratings" has the run).  Used for every
+#: variant.  Hard is only a little stronger than normal at a table of three (its edge is card
+#: counting and the endgame), and the ratings say so.
 BOT_RATINGS: dict[str, Rating] = {
-    "easy": Rating(21.0, 1.5),
-    "normal": Rating(26.0, 1.5),
-    "hard": Rating(29.0, 1.5),
+    "easy": Rating(-8.63, 2.03),
+    "normal": Rating(0.68, 1.87),
+    "hard": Rating(1.03, 1.93),
 }
 
 
