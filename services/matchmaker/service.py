@@ -27,7 +27,6 @@ from services.common.grpc_errors import ServiceError, failed, invalid, missing, 
 from services.common.reasons import ServiceReason
 from services.common.server import add_service
 from services.common.wire import engine_pb2, matchmaker_pb2, replay_pb2
-from services.ratings.model import Rating
 from services.ratings.tables import PlayerRating
 
 from . import access as acc
@@ -509,7 +508,9 @@ class MatchmakerServicer:
         if out.last_game_id:
             change = await self.runner.db(self.store.rating_change, out.last_game_id, out.player_id)
             if change is not None:
-                out.last_rating_change.CopyFrom(change_message(out.last_game_id, change))
+                out.last_rating_change.CopyFrom(
+                    wire.rating_change(out.last_game_id, change["variant"], change)
+                )
 
     @rpc
     async def ListLeaderboard(
@@ -585,16 +586,6 @@ def rating_message(r: PlayerRating) -> M.PlayerRating:
     return M.PlayerRating(
         player_id=r.player_id, variant=r.variant, mu=r.rating.mu, sigma=r.rating.sigma,
         display=r.rating.display, provisional=r.provisional, games=r.games, rank=r.rank,
-    )  # fmt: skip
-
-
-def change_message(game_id: str, change: dict[str, Any]) -> M.RatingChange:
-    before = Rating(float(change["mu_before"]), float(change["sigma_before"]))
-    after = Rating(float(change["mu"]), float(change["sigma"]))
-    return M.RatingChange(
-        game_id=game_id, variant=change["variant"], mu_before=before.mu,
-        sigma_before=before.sigma, mu=after.mu, sigma=after.sigma,
-        display_before=before.display, display=after.display,
     )  # fmt: skip
 
 

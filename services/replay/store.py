@@ -28,6 +28,7 @@ from sqlalchemy import Connection, Engine, Select, Table, and_, select
 from sqlalchemy.exc import OperationalError
 
 from services.common.reasons import RulesReason, ServiceReason
+from services.ratings import tables as rating_tables
 from services.ratings.record import RatingWriter
 
 from .models import append_requests, events, game_players, games, metadata, player_stats
@@ -620,6 +621,12 @@ class EventStore:
         """The first sequence number whose stored hash, order or payload does not follow from
         the chain (a tampered row), or None when the whole chain and the head hold."""
         return first_chain_break(*self.game_and_events(game_id, with_players=False))
+
+    def rating_changes(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:
+        """A rated game's variant and each seat's rating before and after, or None."""
+        with self.engine.connect() as conn:
+            found = rating_tables.changes_of(conn, game_id)
+        return None if found is None else (found[0], list(found[1]))
 
     def player_stats(self, player_id: str) -> list[PlayerStats]:
         with self.engine.connect() as conn:

@@ -374,8 +374,8 @@ class PlayerInfo(_message.Message):
     ticket_id: str
     table_id: str
     ratings: _containers.RepeatedCompositeFieldContainer[PlayerRating]
-    last_rating_change: RatingChange
-    def __init__(self, player_id: _Optional[str] = ..., last_game_id: _Optional[str] = ..., last_score: _Optional[int] = ..., totals: _Optional[_Iterable[_Union[_replay_pb2.FamilyTotal, _Mapping]]] = ..., title: _Optional[_Union[_replay_pb2.PlayerTitle, _Mapping]] = ..., ticket_id: _Optional[str] = ..., table_id: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[PlayerRating, _Mapping]]] = ..., last_rating_change: _Optional[_Union[RatingChange, _Mapping]] = ...) -> None: ...
+    last_rating_change: _replay_pb2.RatingChange
+    def __init__(self, player_id: _Optional[str] = ..., last_game_id: _Optional[str] = ..., last_score: _Optional[int] = ..., totals: _Optional[_Iterable[_Union[_replay_pb2.FamilyTotal, _Mapping]]] = ..., title: _Optional[_Union[_replay_pb2.PlayerTitle, _Mapping]] = ..., ticket_id: _Optional[str] = ..., table_id: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[PlayerRating, _Mapping]]] = ..., last_rating_change: _Optional[_Union[_replay_pb2.RatingChange, _Mapping]] = ...) -> None: ...
 
 class PlayerRating(_message.Message):
     __slots__ = ("player_id", "variant", "mu", "sigma", "display", "provisional", "games", "rank")
@@ -396,26 +396,6 @@ class PlayerRating(_message.Message):
     games: int
     rank: int
     def __init__(self, player_id: _Optional[str] = ..., variant: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., display: _Optional[int] = ..., provisional: _Optional[bool] = ..., games: _Optional[int] = ..., rank: _Optional[int] = ...) -> None: ...
-
-class RatingChange(_message.Message):
-    __slots__ = ("game_id", "variant", "mu_before", "sigma_before", "mu", "sigma", "display_before", "display")
-    GAME_ID_FIELD_NUMBER: _ClassVar[int]
-    VARIANT_FIELD_NUMBER: _ClassVar[int]
-    MU_BEFORE_FIELD_NUMBER: _ClassVar[int]
-    SIGMA_BEFORE_FIELD_NUMBER: _ClassVar[int]
-    MU_FIELD_NUMBER: _ClassVar[int]
-    SIGMA_FIELD_NUMBER: _ClassVar[int]
-    DISPLAY_BEFORE_FIELD_NUMBER: _ClassVar[int]
-    DISPLAY_FIELD_NUMBER: _ClassVar[int]
-    game_id: str
-    variant: str
-    mu_before: float
-    sigma_before: float
-    mu: float
-    sigma: float
-    display_before: int
-    display: int
-    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., mu_before: _Optional[float] = ..., sigma_before: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., display_before: _Optional[int] = ..., display: _Optional[int] = ...) -> None: ...
 
 class ListLeaderboardRequest(_message.Message):
     __slots__ = ("variant", "page_size", "page_token")
