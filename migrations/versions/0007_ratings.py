@@ -6,8 +6,9 @@ Revises: 0006
 Create Date: 2026-12-02
 
 Written by replay in the transaction that stores a game's ``game_over`` (services/ratings).
-Games that ended before this revision are not rated: ratings start from here, and
-``cardroom ratings rebuild`` recomputes the rated games from the log.
+The games that ended before this revision are rated here, in the order they ended, by the
+same function (services/ratings/rebuild.py: backfill), so that no player starts from nothing
+and ``cardroom ratings rebuild`` finds every ended game rated.
 """
 
 from collections.abc import Sequence
@@ -54,6 +55,11 @@ def upgrade() -> None:
         batch_op.create_index(
             'ix_player_ratings_variant_ordinal', ['variant', 'ordinal', 'player_id'], unique=False
         )
+    # The rating arithmetic is the service's own (a pure function of the log): a copy here
+    # could rate the old games otherwise than rebuild recomputes them.
+    from services.ratings.rebuild import backfill
+
+    backfill(op.get_bind())
 
 
 def downgrade() -> None:

@@ -2,9 +2,11 @@
 compared with the stored ones.
 
 For each variant, the games are taken in the order replay stored their ``game_over`` (the
-number each was given when it was stored, ``rated_games.seq``); each game's settlement is
-read from its ``game_over`` event in the hash-chained log and its players from its header, and
-rated by the same pure function the store used (services/ratings/model.py).  Every ended game
+number each was given when it was stored, ``rated_games.seq``; games that ended before
+ratings existed were numbered by migration 0007 in the order they ended, :func:`backfill`);
+each game's settlement is read from its ``game_over`` event in the hash-chained log and its
+players from its header, and rated by the same pure function the store used
+(services/ratings/model.py).  Every ended game
 of the log is looked at: a game the log says counts but that has no rating, or a rated game the
 log says does not count, is a difference too.  Floats are compared exactly.
 """
@@ -16,14 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Connection, Engine, insert, select
 
 from services.replay.events import decode
 from services.replay.models import events, game_players, games
 
 from .model import Rating, rate
 from .record import change
-from .tables import player_ratings, rated_games
+from .tables import player_ratings, rated_games, rating_heads
 
 
 @dataclass
@@ -57,6 +59,56 @@ def _settlement(payload: bytes) -> dict[str, Any] | None:
     return settlement if isinstance(settlement, dict) else None
 
 
+def game_inputs(conn: Connection, game_id: str) -> tuple[list[str], dict[str, Any] | None]:
+    """What rates a game, from the log alone: its players by seat (its header) and the
+    settlement its ``game_over`` event carries (None without one)."""
+    seated: Any = conn.execute(
+        select(game_players.c.player_id)
+        .where(game_players.c.game_id == game_id)
+        .order_by(game_players.c.seat)
+    ).scalars()
+    players = [str(p) for p in seated]
+    over = conn.execute(
+        select(events.c.payload).where(events.c.game_id == game_id, events.c.type == "game_over")
+    ).scalar()
+    return players, (_settlement(bytes(over)) if over is not None else None)
+
+
+def backfill(conn: Connection) -> int:
+    """Rate the games that ended before ratings existed (migration 0007), in the order they
+    ended, as if each had been rated when its end was stored; the number rated."""
+    ended = conn.execute(
+        select(games.c.game_id, games.c.variant)
+        .where(games.c.status != "running", games.c.game_id.not_in(select(rated_games.c.game_id)))
+        .order_by(games.c.ended_at, games.c.game_id)
+    ).all()
+    current: dict[tuple[str, str], tuple[Rating, int, str, int]] = {}
+    heads: dict[str, int] = {}
+    rated = []
+    for g in ended:
+        players, settlement = game_inputs(conn, g.game_id)
+        before = {p: current[(p, g.variant)][0] for p in players if (p, g.variant) in current}
+        after = rate(players, settlement, before) if settlement is not None else None
+        if after is None:
+            continue
+        seq = heads[g.variant] = heads.get(g.variant, 0) + 1
+        changes = [change(s, p, before.get(p), after[p]) for s, p in enumerate(players)]
+        rated.append({"game_id": g.game_id, "variant": g.variant, "seq": seq, "changes": changes})
+        for p in players:
+            if not p.startswith("bot:"):
+                games_before = current.get((p, g.variant), (after[p], 0, "", 0))[1]
+                current[(p, g.variant)] = (after[p], games_before + 1, g.game_id, seq)
+    if rated:
+        conn.execute(insert(rated_games), rated)
+        conn.execute(insert(rating_heads), [{"variant": v, "seq": n} for v, n in heads.items()])
+        conn.execute(insert(player_ratings), [
+            {"player_id": p, "variant": v, "mu": r.mu, "sigma": r.sigma, "ordinal": r.ordinal,
+             "games": n, "last_game_id": gid, "last_seq": seq}
+            for (p, v), (r, n, gid, seq) in current.items()
+        ])  # fmt: skip
+    return len(rated)
+
+
 def rebuild(engine: Engine, progress: Callable[[str], None] = lambda _: None) -> Rebuilt:
     out = Rebuilt()
     with engine.connect() as conn:
@@ -76,18 +128,7 @@ def rebuild(engine: Engine, progress: Callable[[str], None] = lambda _: None) ->
         current: dict[tuple[str, str], tuple[Rating, int]] = {}
         for n, g in enumerate(ended, 1):
             out.games += 1
-            seated: Any = conn.execute(
-                select(game_players.c.player_id)
-                .where(game_players.c.game_id == g.game_id)
-                .order_by(game_players.c.seat)
-            ).scalars()
-            players: list[str] = [str(p) for p in seated]
-            over = conn.execute(
-                select(events.c.payload).where(
-                    events.c.game_id == g.game_id, events.c.type == "game_over"
-                )
-            ).scalar()
-            settlement = _settlement(bytes(over)) if over is not None else None
+            players, settlement = game_inputs(conn, g.game_id)
             before = {p: r for (p, v), (r, _) in current.items() if v == g.variant and p in players}
             after = rate(players, settlement, before) if settlement is not None else None
             stored = order.get(g.game_id)

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from services import rules
 from services.common.db import make_engine
-from services.common.migrate import upgrade
+from services.common.migrate import downgrade, upgrade
 from services.ratings import tables
 from services.ratings.model import INITIAL, Rating, bot_rating, rate
 from services.ratings.rebuild import rebuild
@@ -139,3 +139,25 @@ def test_a_disbanded_game_is_not_rated_and_rebuild_says_a_tampered_rating_differ
     found = rebuild(games.store.engine)
     assert not found.equal
     assert any(d.startswith("x in doudizhu3") for d in found.differences)
+
+
+def test_migration_0007_rates_the_games_that_ended_before_it(db_url: str) -> None:
+    """A database with games from before ratings: 0007 rates them in the order they ended,
+    as if each had been rated as it was stored, and rebuild agrees."""
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    games = ReplayGames(EventStore(engine))
+    for i in range(5):
+        store_game(
+            games, f"old{i}", record("doudizhu3", f"old/{i}", players=["ann", "bob", "bot:hard:1"])
+        )
+    store_game(games, "z", record("zhengshangyou1", "old/z", players=["ann", "bob", "cy", "di"]))
+    as_stored = stored(games)
+    assert len(as_stored) == 6
+    downgrade(db_url, "0006")  # as before ratings: the games, no ratings
+    upgrade(db_url)
+    assert stored(games) == as_stored
+    found = rebuild(engine)
+    assert found.equal, found.differences
+    assert found.rated == 6
+    engine.dispose()
