@@ -34,6 +34,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from services import rules
 from services.common.db import answers
 from services.common.wire import TABLE_EVENT_TYPES, matchmaker_pb2, replay_pb2
 from services.ratings import tables as ratings
@@ -374,7 +375,8 @@ class Store:
         people = [s.player_id for s in seats]
         if not skill:  # a private pool is seated without ratings
             skill = ratings.mus_of(conn, config["variant"], people)
-        return closest_level(sum(skill.get(p, 0.0) for p in people) / max(len(people), 1))
+        mean = sum(skill.get(p, 0.0) for p in people) / max(len(people), 1)
+        return closest_level(mean, rules.variant(config["variant"]).family)
 
     def _form(
         self, conn: Connection, group: list[Any], now: int, skill: dict[str, float]

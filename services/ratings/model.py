@@ -19,13 +19,13 @@ How a game ranks its players (issue 27):
 * An escape: the escaper last, everyone else tied first.
 * Disbanded games and games with no score (a redeal, every score 0) do not count.
 
-Bots are rated too, but with fixed ratings per level (:data:`BOT_RATINGS`, measured by the
-self-play simulation in ``bench/ratings_sim.py``): a game moves its people's ratings and never
-a bot's.
+Bots are rated too, but with fixed ratings per family and level (:data:`BOT_RATINGS`,
+measured by the self-play simulation in ``bench/ratings_bench.py``): a game moves its people's
+ratings and never a bot's.
 
 >>> r = rate(["alice", "bot:hard", "bob"], {"status": "finished", "landlord": 0,
 ...          "scores": [4, -2, -2], "winner": 0, "escaper": None}, {})
->>> r["alice"].mu > 0 > r["bob"].mu, r["bot:hard"] == BOT_RATINGS["hard"]
+>>> r["alice"].mu > 0 > r["bob"].mu, r["bot:hard"] == BOT_RATINGS["doudizhu"]["hard"]
 (True, True)
 """
 
@@ -73,16 +73,25 @@ def display_of(ordinal: float) -> int:
 
 INITIAL = Rating(_MODEL.mu, _MODEL.sigma)
 
-#: The bots' fixed ratings per level: each level's mean mu (and mean sigma) over its ten
-#: simulated players after 2,000 doudizhu3 games among thirty, ten per level, three drawn at
-#: random per game (bench/ratings_bench.py; README.md "Ratings" has the run).  Used for every
-#: variant.  Hard is only a little stronger than normal at a table of three (its edge is card
-#: counting and the endgame), and the ratings say so.
-BOT_RATINGS: dict[str, Rating] = {
-    "easy": Rating(-8.63, 2.03),
-    "normal": Rating(0.68, 1.87),
-    "hard": Rating(1.03, 1.93),
+#: The bots' fixed ratings per family and level: each level's mean mu (and mean sigma) over
+#: its ten simulated players after 2,000 games among thirty, ten per level, three (or four)
+#: drawn at random per game: doudizhu3 for Dou Dizhu, zhengshangyou1 for Zheng Shangyou
+#: (bench/ratings_bench.py; README.md "Ratings" has the runs).  Hard is only a little
+#: stronger than normal at a table of drawn players (its edge is card counting and the
+#: endgame), and the ratings say so.
+BOT_RATINGS: dict[str, dict[str, Rating]] = {
+    "doudizhu": {
+        "easy": Rating(-8.63, 2.03),
+        "normal": Rating(0.68, 1.87),
+        "hard": Rating(1.03, 1.93),
+    },
+    "zhengshangyou": {
+        "easy": Rating(-3.18, 2.21),
+        "normal": Rating(1.17, 2.11),
+        "hard": Rating(2.41, 2.12),
+    },
 }
+DEFAULT_FAMILY = "doudizhu"
 
 
 def is_bot(player: str) -> bool:
@@ -94,15 +103,23 @@ def bot_level(player: str) -> str:
     return player[len(BOT_PREFIX) :].split(":", 1)[0]
 
 
-def bot_rating(player: str) -> Rating:
-    """A bot's fixed rating: its level's (an unknown level counts as ``normal``)."""
-    return BOT_RATINGS.get(bot_level(player), BOT_RATINGS["normal"])
+def bot_ratings(family: str) -> dict[str, Rating]:
+    """The bots' fixed ratings of a family (doudizhu or zhengshangyou)."""
+    return BOT_RATINGS.get(family, BOT_RATINGS[DEFAULT_FAMILY])
 
 
-def closest_level(mean: float) -> str:
+def bot_rating(player: str, family: str = DEFAULT_FAMILY) -> Rating:
+    """A bot's fixed rating: its level's in the family (an unknown level counts as
+    ``normal``)."""
+    levels = bot_ratings(family)
+    return levels.get(bot_level(player), levels["normal"])
+
+
+def closest_level(mean: float, family: str = DEFAULT_FAMILY) -> str:
     """The bot level whose rating's mean is closest to ``mean`` (``bot_level: "auto"``);
     a tie goes to the weaker level."""
-    return min(BOT_RATINGS, key=lambda lv: (abs(BOT_RATINGS[lv].mu - mean), BOT_RATINGS[lv].mu))
+    levels = bot_ratings(family)
+    return min(levels, key=lambda lv: (abs(levels[lv].mu - mean), levels[lv].mu))
 
 
 def teams_of(result: Mapping[str, Any], seats: int) -> list[tuple[list[int], int]] | None:
@@ -137,7 +154,8 @@ def rate(
     teams = teams_of(result, len(players))
     if teams is None or all(is_bot(p) for p in players):
         return None
-    now = {p: bot_rating(p) if is_bot(p) else before.get(p, INITIAL) for p in players}
+    family = str(result.get("family") or DEFAULT_FAMILY)  # the bots' ratings are per family
+    now = {p: bot_rating(p, family) if is_bot(p) else before.get(p, INITIAL) for p in players}
     rated = rate_teams(
         [[now[players[s]] for s in team] for team, _ in teams], [rank for _, rank in teams]
     )

@@ -24,7 +24,7 @@ from services.replay.events import decode
 from services.replay.models import events, game_players, games
 
 from .model import Rating, rate
-from .record import change
+from .record import change, family_of
 from .tables import player_ratings, rated_games, rating_heads
 
 
@@ -92,7 +92,10 @@ def backfill(conn: Connection) -> int:
         if after is None:
             continue
         seq = heads[g.variant] = heads.get(g.variant, 0) + 1
-        changes = [change(s, p, before.get(p), after[p]) for s, p in enumerate(players)]
+        changes = [
+            change(s, p, before.get(p), after[p], family_of(settlement or {}))
+            for s, p in enumerate(players)
+        ]
         rated.append({"game_id": g.game_id, "variant": g.variant, "seq": seq, "changes": changes})
         for p in players:
             if not p.startswith("bot:"):
@@ -142,7 +145,10 @@ def rebuild(engine: Engine, progress: Callable[[str], None] = lambda _: None) ->
             if stored is None:
                 out.differences.append(f"{g.game_id}: its log says it counts, but it is not rated")
                 continue
-            want = [change(s, p, before.get(p), after[p]) for s, p in enumerate(players)]
+            want = [
+                change(s, p, before.get(p), after[p], family_of(settlement or {}))
+                for s, p in enumerate(players)
+            ]
             if want != stored[2]:
                 out.differences.append(f"{g.game_id}: the stored rating change differs")
             for p in players:

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import Engine, Table
 
-from .model import INITIAL, Rating, bot_rating, is_bot, rate
+from .model import DEFAULT_FAMILY, INITIAL, Rating, bot_rating, is_bot, rate
 from .tables import player_ratings, rated_games
 
 
@@ -81,7 +81,7 @@ class RatingWriter:
             ))  # fmt: skip
         cur.executemany(self.upsert, rows)
         changes = [
-            change(seat, p, known[p][0] if p in known else None, after[p])
+            change(seat, p, known[p][0] if p in known else None, after[p], family_of(result))
             for seat, p in enumerate(players)
         ]
         cur.execute(
@@ -90,10 +90,17 @@ class RatingWriter:
         return True
 
 
-def change(seat: int, player: str, before: Rating | None, after: Rating) -> dict[str, Any]:
+def family_of(result: Mapping[str, Any]) -> str:
+    """The family a settlement names (the one its bots' fixed ratings are of)."""
+    return str(result.get("family") or DEFAULT_FAMILY)
+
+
+def change(
+    seat: int, player: str, before: Rating | None, after: Rating, family: str = DEFAULT_FAMILY
+) -> dict[str, Any]:
     """One seat's row of a rated game's ``changes`` (a bot's before and after are its fixed
     rating; a new person's before is the initial one)."""
-    was = bot_rating(player) if is_bot(player) else (before or INITIAL)
+    was = bot_rating(player, family) if is_bot(player) else (before or INITIAL)
     return {
         "seat": seat, "player_id": player, "mu_before": was.mu, "sigma_before": was.sigma,
         "mu": after.mu, "sigma": after.sigma,

@@ -32,12 +32,13 @@ def bots_for(cluster: Cluster, player: str, **extra: object) -> set[str]:
 
 
 def test_auto_is_the_default_and_fits_the_player(cluster: Cluster) -> None:
-    rated(cluster, "weak", BOT_RATINGS["easy"].mu + 0.5)
-    rated(cluster, "strong", BOT_RATINGS["hard"].mu + 3.0)
+    ddz = BOT_RATINGS["doudizhu"]
+    rated(cluster, "weak", ddz["easy"].mu + 0.5)
+    rated(cluster, "strong", ddz["hard"].mu + 3.0)
     assert bots_for(cluster, "new") == {closest_level(0.0)}  # a new player: mu 0
     assert bots_for(cluster, "weak") == {"easy"}
     assert bots_for(cluster, "strong") == {"hard"}
     # Asked for by name, a level is kept whatever the rating.
-    rated(cluster, "strong2", BOT_RATINGS["hard"].mu + 3.0)
+    rated(cluster, "strong2", ddz["hard"].mu + 3.0)
     assert bots_for(cluster, "strong2", bot_level="easy") == {"easy"}
     assert bots_for(cluster, "weak2", bot_level="auto", private_code="solo") == {closest_level(0.0)}

@@ -140,9 +140,10 @@ def test_bots_keep_their_level_and_pull_by_it() -> None:
     result = {"status": "finished", "landlord": 0, "scores": [4, -2, -2]}
     after = rate(["a", "bot:hard:x1", "bot:easy:x2"], result, {})
     assert after is not None
-    assert after["bot:hard:x1"] == BOT_RATINGS["hard"]
-    assert after["bot:easy:x2"] == BOT_RATINGS["easy"]
-    want = by_hand([[INITIAL], [BOT_RATINGS["hard"], BOT_RATINGS["easy"]]], [1, 2])
+    ddz = BOT_RATINGS["doudizhu"]
+    assert after["bot:hard:x1"] == ddz["hard"]
+    assert after["bot:easy:x2"] == ddz["easy"]
+    want = by_hand([[INITIAL], [ddz["hard"], ddz["easy"]]], [1, 2])
     assert close(after["a"], want[0][0])
     # Beating a table of hard bots is worth more than beating one of easy bots.
     easy = rate(["a", "bot:easy:1", "bot:easy:2"], result, {})
@@ -170,11 +171,23 @@ def test_a_game_of_bots_alone_does_not_count() -> None:
     assert rate(["bot:easy:1", "bot:hard:2", "bot:normal:3"], result, {}) is None
 
 
-def test_closest_level() -> None:
-    for level, r in BOT_RATINGS.items():
-        assert closest_level(r.mu) == level
-    assert closest_level(-100.0) == min(BOT_RATINGS, key=lambda lv: BOT_RATINGS[lv].mu)
-    assert closest_level(100.0) == max(BOT_RATINGS, key=lambda lv: BOT_RATINGS[lv].mu)
+def test_bots_are_rated_by_their_family() -> None:
+    zsy = {"status": "finished", "family": "zhengshangyou", "landlord": None, "winner": 0,
+           "scores": [6, -2, -2, -2]}  # fmt: skip
+    after = rate(["a", "bot:hard:1", "bot:easy:2", "bot:normal:3"], zsy, {})
+    assert after is not None
+    assert after["bot:hard:1"] == BOT_RATINGS["zhengshangyou"]["hard"]
+    assert after["bot:easy:2"] == BOT_RATINGS["zhengshangyou"]["easy"]
+
+
+@pytest.mark.parametrize("family", ["doudizhu", "zhengshangyou"])
+def test_closest_level(family: str) -> None:
+    levels = BOT_RATINGS[family]
+    assert sorted(levels, key=lambda lv: levels[lv].mu) == ["easy", "normal", "hard"]
+    for level, r in levels.items():
+        assert closest_level(r.mu, family) == level
+    assert closest_level(-100.0, family) == "easy"
+    assert closest_level(100.0, family) == "hard"
 
 
 scores = st.lists(st.integers(-50, 50), min_size=3, max_size=3)

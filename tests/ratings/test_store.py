@@ -73,7 +73,9 @@ def test_a_stored_game_is_rated_with_its_end(games: ReplayGames) -> None:
     assert change is not None and change["variant"] == "doudizhu3"
     assert (change["mu_before"], change["sigma_before"]) == (INITIAL.mu, INITIAL.sigma)
     assert (change["mu"], change["sigma"]) == (want["alice"].mu, want["alice"].sigma)
-    assert bot is not None and bot["mu"] == bot["mu_before"] == bot_rating("bot:hard:1").mu
+    assert (
+        bot is not None and bot["mu"] == bot["mu_before"] == bot_rating("bot:hard:1", "doudizhu").mu
+    )
     assert [(m.variant, m.games, m.provisional) for m in mine] == [("doudizhu3", 1, True)]
     # Best first; equal ratings by player id.
     ahead = (-want["alice"].ordinal, "alice") < (-want["bob"].ordinal, "bob")
