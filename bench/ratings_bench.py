@@ -3,9 +3,10 @@
 Thirty simulated players, ten per bot level (easy, normal, hard), play doudizhu3 with real
 bidding (and zhengshangyou1), three (four) drawn at random per game (a seeded
 ``random.Random``), each seat played by its player's level; every game is rated by
-``services.ratings.model.rate`` exactly as the replay store rates a stored game.  Reported: each level's mean rating (mu) over its ten players with a
-95% interval (mean ± 1.96 × sd / √10), Kendall's tau-b between rating and level, and the figures
-that ``BOT_RATINGS`` writes down (the mean mu per level; sigma: the players' mean sigma).
+``services.ratings.model.rate`` exactly as the replay store rates a stored game.  Reported:
+each level's mean rating (mu) over its ten players with a 95% interval (mean ± 1.96 × sd /
+√10), Kendall's tau-b between rating and level, and the figures that ``BOT_RATINGS`` writes
+down (the mean mu per level; sigma: the players' mean sigma).
 
     python -m bench ratings                          # 2,000 games of each family's variant
     python -m bench.ratings_bench 300 zhengshangyou1  # a quick look
