@@ -223,7 +223,36 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "services.client.play:play_main",
         "play at a table against bots through the matchmaker, in the terminal",
         [
-            _OPTIONAL_VARIANT,
+            (
+                ("--variant", "-v"),
+                {
+                    "type": _variant_name,
+                    "help": "doudizhu3, doudizhu4, zhengshangyou1, zhengshangyou2 (absent: a "
+                    "start screen asks for the table)",
+                },
+            ),
+            (
+                ("--bot-level",),
+                {
+                    "choices": ["easy", "normal", "hard"],
+                    "help": "the bots' level (default: the matchmaker's)",
+                },
+            ),
+            (("--stake",), {"type": _whole(1, 1_000_000), "help": "stake per point (default 1)"}),
+            (
+                ("--private-code",),
+                {
+                    "help": "sit with the friends who give the same code (no bots unless "
+                    "--wait-for-humans says when)"
+                },
+            ),
+            (
+                ("--auto-pass",),
+                {
+                    "action": "store_true",
+                    "help": "要不起: pass at once when nothing beats the play (key o toggles)",
+                },
+            ),
             (
                 ("--matchmaker", "-m"),
                 {"help": "matchmaker HOST:PORT (default CARDROOM_MATCHMAKER_ADDR, else :50053)"},

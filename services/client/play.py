@@ -12,6 +12,11 @@ hint (the same one again this turn);  ``a`` auto-play on/off;  ``s`` sorts by ra
 or by count;  bidding ``1`` ``2`` ``3``, ``0`` or ``p`` no bid;  ``w`` shows the hand (ddz4);
 ``n`` ready for the next game;  ``l`` leaves (mid-game it asks first and names the escape
 penalty);  ``q`` queues again once the seat is gone;  PgUp/PgDn scroll the settlement;
+``c`` shows the card counter (记牌器);  ``o`` switches 要不起 auto-pass (pass at once when
+nothing beats; off unless ``--auto-pass``).  Mouse (seed 001 §4.10): a click on a card
+selects it, a right-click on the hand plays the selection, a double click on an empty part
+of the table returns every selected card.  Without ``--variant`` a start screen asks for the
+table (variant, the bots' level, stake, private code).
 Ctrl+Q quits without leaving (``cardroom play --name NAME --resume`` rejoins the seat
 within the disconnect grace; the exit prints it).  Every word shown comes from
 :mod:`.render`.
@@ -34,7 +39,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.css.query import NoMatches
 from textual.screen import ModalScreen
-from textual.widgets import Button, RichLog, Static
+from textual.widgets import Button, Input, RadioButton, RadioSet, RichLog, Static
 
 from services import rules
 from services.common.wire import engine_pb2
@@ -126,12 +131,27 @@ class HandView(Static):
         self.refresh_hand()
 
     def on_click(self, event: events.Click) -> None:
+        """Seed 001 §4.10: a right-click on the hand plays the selected cards; a left click
+        on a card selects or unselects it; a double left-click beside the cards (an empty
+        part of the table) returns every selected card."""
+        event.stop()
+        app = self.app
+        if event.button == 3:
+            if isinstance(app, PlayApp):
+                app.do_play()
+            return
         at = event.get_content_offset(self)  # inside the border and padding
-        if at is not None:
-            self.toggle(at.y * self.per_row() + at.x // CELL)
-            changed = getattr(self.app, "selection_changed", None)
-            if changed is not None:
-                changed()
+        if at is None:
+            return
+        i = at.y * self.per_row() + at.x // CELL
+        on_card = 0 <= i < len(self.cards) and at.x < self.per_row() * CELL
+        if not on_card:
+            if event.chain >= 2 and isinstance(app, PlayApp):
+                app.return_selected()
+            return
+        self.toggle(i)
+        if isinstance(app, PlayApp):
+            app.selection_changed()
 
     def on_resize(self) -> None:
         self.refresh_hand()
@@ -200,6 +220,79 @@ class ChooseReading(ModalScreen[str | None]):
         self.dismiss(self.readings[int((event.button.id or "r-0").removeprefix("r-"))])
 
 
+class StartScreen(ModalScreen[dict[str, Any] | None]):
+    """``cardroom play`` without ``--variant``: choose the table — the variant, the bots'
+    level, the stake and a private code to sit with friends (the flags given fill it in)."""
+
+    VARIANTS: ClassVar = ("doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2")
+
+    def __init__(self, bot_level: str = "", stake: int = 0, private_code: str = "") -> None:
+        super().__init__()
+        self.bot_level, self.stake, self.private_code = bot_level, stake, private_code
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="start"):
+            yield Static(render.START_TITLE, id="start-title")
+            with Horizontal(classes="start-row"):
+                yield Static("variant", classes="start-label")
+                with RadioSet(id="start-variant"):
+                    for i, name in enumerate(self.VARIANTS):
+                        yield RadioButton(name, value=i == 0, id=f"v-{name}")
+            with Horizontal(classes="start-row"):
+                yield Static("bots", classes="start-label")
+                with RadioSet(id="start-bots"):
+                    for level in render.BOT_LEVELS:
+                        yield RadioButton(render.bot_level_name(level),
+                                          value=level == self.bot_level,
+                                          id=f"l-{level or 'default'}")  # fmt: skip
+            with Horizontal(classes="start-row"):
+                yield Static("stake", classes="start-label")
+                yield Input(str(self.stake or 1), id="start-stake", type="integer")
+            with Horizontal(classes="start-row"):
+                yield Static("private code", classes="start-label")
+                yield Input(self.private_code, id="start-code",
+                            placeholder="empty: any table; a code: sit with friends")  # fmt: skip
+            yield Static("", id="start-error")
+            with Horizontal(classes="start-row"):
+                yield Button("Sit down ⏎", id="start-go", variant="primary")
+                yield Button("Quit (Esc)", id="start-quit")
+            yield Static(render.START_KEYS)
+
+    def choice(self) -> dict[str, Any] | None:
+        """The table chosen, or None (and the reason shown) when the stake is no number."""
+        variant = self.query_one("#start-variant", RadioSet).pressed_index
+        level = self.query_one("#start-bots", RadioSet).pressed_index
+        stake_text = self.query_one("#start-stake", Input).value.strip() or "1"
+        if not stake_text.isdigit() or not 1 <= int(stake_text) <= 1_000_000:
+            self.query_one("#start-error", Static).update(render.BAD_STAKE)
+            return None
+        return {
+            "variant": self.VARIANTS[max(0, variant)],
+            "bot_level": render.BOT_LEVELS[max(0, level)],
+            "stake": int(stake_text),
+            "private_code": self.query_one("#start-code", Input).value.strip(),
+        }
+
+    def on_key(self, event: events.Key) -> None:
+        if event.key == "escape":
+            event.stop()
+            self.dismiss(None)
+        elif event.key == "enter":
+            event.stop()
+            chosen = self.choice()
+            if chosen is not None:
+                self.dismiss(chosen)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if event.button.id == "start-quit":
+            self.dismiss(None)
+            return
+        chosen = self.choice()
+        if chosen is not None:
+            self.dismiss(chosen)
+
+
 class PlayApp(App[int]):
     TITLE = "cardroom"
     CSS = """
@@ -212,7 +305,14 @@ class PlayApp(App[int]):
     #settlement-box { height: auto; max-height: 45vh; border: double $success; display: none; }
     #settlement { height: auto; padding: 0 1; }
     #log { height: 1fr; min-height: 4; border: round $panel; }
-    ConfirmLeave, ChooseReading { align: center middle; }
+    ConfirmLeave, ChooseReading, StartScreen { align: center middle; }
+    #start { width: 100%; max-width: 120; height: auto; border: thick $primary;
+             background: $surface; padding: 0 1; }
+    .start-row { height: auto; }
+    .start-label { width: 13; padding: 1 0; }
+    #start RadioSet { layout: horizontal; width: 1fr; }
+    #start Input { width: 1fr; }
+    #start-error { color: $error; height: auto; }
     #choose { width: 90%; height: auto; border: thick $accent; background: $surface;
               padding: 1 2; }
     #choose Button { width: 100%; margin: 0 0 1 0; }
@@ -231,6 +331,10 @@ class PlayApp(App[int]):
         resume: bool = False,
         timers: M.Timers | None = None,
         bot_level: str = "",
+        stake: int = 0,
+        private_code: str = "",
+        auto_pass: bool = False,
+        ask: bool = False,
     ) -> None:
         super().__init__()
         self.session = session
@@ -239,6 +343,15 @@ class PlayApp(App[int]):
         self.resume = resume
         self.timers = timers
         self.bot_level = bot_level
+        self.stake = stake
+        self.private_code = private_code
+        self.auto_pass = auto_pass  # 要不起: pass at once when nothing beats (off by default)
+        self.ask = ask and not resume  # the start screen chooses the table
+        self.counter_on = False  # the card counter (c)
+        self.shown_hands: list[tuple[int, list[int]]] = []  # every seat's, at the game's end
+        self.last_game_id = ""  # the game this seat played last (settlement, exit message)
+        self._auto_passed: tuple[str, int] | None = None
+        self._hands_seq = 0  # the seq of the game_over that showed the hands
         self.snap: Snapshot | None = None
         self.sort_by = "rank"
         self.prefix = ""
@@ -283,9 +396,28 @@ class PlayApp(App[int]):
         yield RichLog(id="log", wrap=True, markup=False)
 
     def on_mount(self) -> None:
+        self.set_interval(0.25, self._tick)
+        if self.ask:
+            self._set_status(render.START_TITLE)
+            start = StartScreen(self.bot_level, self.stake, self.private_code)
+            self.push_screen(start, self._chosen)
+            return
+        self._start_workers()
+
+    def _start_workers(self) -> None:
         self.run_worker(self._run, thread=True, name="stream", group="session")
         self.run_worker(self._poll, thread=True, name="snapshots", group="session")
-        self.set_interval(0.25, self._tick)
+
+    def _chosen(self, chosen: dict[str, Any] | None) -> None:
+        """The start screen's answer: the table to queue for, or None to quit."""
+        if chosen is None:
+            self._stopping = True
+            self.exit(0)
+            return
+        self.variant, self.bot_level = chosen["variant"], chosen["bot_level"]
+        self.stake, self.private_code = chosen["stake"], chosen["private_code"]
+        self._set_status(render.FINDING_TABLE)
+        self._start_workers()
 
     # ------------------------------------------------------------------ threads
     def _post(self, fn: Callable[..., Any], *args: Any) -> None:
@@ -316,7 +448,10 @@ class PlayApp(App[int]):
                 self._post(self._set_status, render.resuming_text(s.table_id))
             else:
                 fill = int(self.wait_for_humans_s * 1000) if self.wait_for_humans_s > 0 else 0
-                ticket = s.enqueue(self.variant, fill, self.timers, self.bot_level)
+                if self.private_code and not fill:
+                    fill = -1  # a private table waits for the friends: no bots
+                ticket = s.enqueue(self.variant, fill, self.timers, self.bot_level,
+                                   stake=self.stake, private_code=self.private_code)  # fmt: skip
                 self._post(self._set_status, render.queued_text(self.variant, ticket.ticket_id))
                 ticket = s.wait_seated(ticket)
                 if ticket.state != M.TICKET_STATE_SEATED:
@@ -347,6 +482,14 @@ class PlayApp(App[int]):
         self.fatal = why
         self._stopping = True
         self.exit(1, return_code=1)
+
+    @property
+    def game_id_played(self) -> str:
+        """The game the exit message names: the one running, else the last one played."""
+        snap = self.snap
+        if snap is not None and snap.message.game_id and not self.left:
+            return snap.message.game_id
+        return self._players_game or self.last_game_id
 
     @property
     def seated(self) -> bool:
@@ -455,6 +598,15 @@ class PlayApp(App[int]):
         if ev.type == "game_over":
             self._player_asked = True
             self._work(self.session.player, self._set_player)
+            self.last_game_id = str(data.get("game_id") or self.last_game_id)
+            self.shown_hands = [(int(h["seat"]), list(rules.parse_cards(" ".join(h["cards"]))))
+                                for h in data.get("hands") or ()]  # fmt: skip
+            me = self.snap.message.seat if self.snap is not None else -1
+            for seat, cards in self.shown_hands:  # the cards left, as the game ended
+                if seat == me:
+                    self.last_hand, self._hands_seq = cards, ev.seq
+        if ev.type == "game_started":
+            self.shown_hands = []
         if (ev.type == "player_left" and data.get("player_id") == self.session.player_id
                 and data.get("why") == "not_ready"):  # fmt: skip
             self._removed()
@@ -482,7 +634,8 @@ class PlayApp(App[int]):
         view = snap.view
         hand = list(view.hand or ()) if view is not None else []
         if view is not None and view.hand is not None and view.seat is not None:
-            self.last_hand = list(view.hand)
+            if snap.seq > self._hands_seq:  # not a snapshot from before the game's end
+                self.last_hand = list(view.hand)
         elif msg.state == M.TABLE_STATE_WAITING and snap.settlement:
             hand = list(self.last_hand)  # the cards the seat was left holding stay in sight
         by_count = self.sort_by == "count"
@@ -495,6 +648,7 @@ class PlayApp(App[int]):
         self._render_seats()
         self._render_table()
         self._render_settlement()
+        self._maybe_auto_pass()
 
     def _show_variant_keys(self) -> None:
         """Only the buttons that fit the variant and the moment: Bid in a game with bidding
@@ -537,25 +691,37 @@ class PlayApp(App[int]):
         if snap is None:
             return
         out = Text()
+        players = self.players
+        partners = render.partners(view)
+        playing = view is not None and not view.over
         for seat in snap.message.seats:
             i = seat.seat
-            turn = view is not None and view.turn == i and not view.over
+            turn = playing and view is not None and view.turn == i
             out.append("▶ " if turn else "  ", style="bold yellow")
             you = " (you)" if i == snap.message.seat else ""
-            out.append(f"seat {i} {seat.player_id}{you}", style="bold" if you else "")
+            out.append(f"seat {i} {render.player_label(players, i)}{you}",
+                       style="bold" if you else "")  # fmt: skip
             counts = view.counts if view is not None else ()
             autoplay = view is not None and i < len(view.autoplay) and view.autoplay[i]
             colours = {"landlord": "bold magenta", "online": "green", "offline": "red",
-                       "autoplay": "cyan"}  # fmt: skip
+                       "autoplay": "cyan", "partner": "bold green",
+                       "alarm": "bold white on red"}  # fmt: skip
             for words, kind in render.seat_words(
                 bot=seat.bot, connected=seat.connected,
-                cards=counts[i] if i < len(counts) else None,
+                cards=counts[i] if i < len(counts) and playing else None,
                 landlord=view is not None and view.landlord == i,
                 autoplay=seat.autoplay or autoplay,
                 ready=snap.message.state == M.TABLE_STATE_WAITING and seat.ready,
-                total=seat.total,
+                total=seat.total, partner=i in partners,
             ):  # fmt: skip
                 out.append(f"  {words}", style=colours.get(kind, ""))
+            shown = render.last_action_cards(seat.last_action if playing else None)
+            if shown is not None:  # the trick at a glance: its play, or 不出
+                out.append("   │ ", style="dim")
+                if shown:
+                    out.append_text(render.cards_text(shown))
+                else:
+                    out.append(render.PASS_MARK, style="dim italic")
             out.append("\n")
         self.query_one("#seats", Static).update(out)
 
@@ -600,6 +766,8 @@ class PlayApp(App[int]):
             lines.append(render.must_hold_text(view.must_hold) + "\n")
         if view.to_move and view.phase is rules.Phase.BIDDING:
             lines.append(render.bid_prompt(view.bid or 0, view.must_bid) + "\n")
+        if self.counter_on and not view.over:
+            lines.append(render.counter_text(view) + "\n", style="cyan")
         if view.to_move and view.phase is rules.Phase.SHOW_HAND:
             lines.append(render.SHOW_HAND_PROMPT + "\n")
         self.query_one("#table", Static).update(lines)
@@ -635,8 +803,12 @@ class PlayApp(App[int]):
             return
         seat = snap.message.seat
         players = self.game_players or self.players
-        lines = render.settlement_lines(snap.settlement, players)
-        lines.append(render.leftover_line(self.last_hand))
+        lines = render.game_id_lines(self._players_game or self.last_game_id)
+        lines += render.settlement_lines(snap.settlement, players)
+        if self.shown_hands:  # every seat's cards left, this seat's among them
+            lines += render.hands_lines(self.shown_hands, players, seat)
+        else:  # a game_over from before the hands were shown (an older matchmaker)
+            lines.append(render.leftover_line(self.last_hand))
         info = self.player_info
         if info is not None and info.last_game_id == self._players_game:
             family = rules.variant(self.variant).family
@@ -651,8 +823,11 @@ class PlayApp(App[int]):
             self._player_asked, self._player_asked_at = True, time.monotonic()
             self._work(self.session.player, self._set_player)
         if 0 <= seat < len(snap.message.seats):
-            lines.append("Series totals: " + ", ".join(
-                f"{s.player_id} {s.total:+d}" for s in snap.message.seats))  # fmt: skip
+            seats = snap.message.seats
+            totals = render.series_totals_line(
+                [s.player_id for s in seats], [s.total for s in seats]
+            )
+            lines.append(totals)
         if self.left:
             lines.append(self.left)
         else:
@@ -662,6 +837,9 @@ class PlayApp(App[int]):
                 ready = 0 <= seat < len(snap.message.seats) and snap.message.seats[seat].ready
                 lines.append(render.start_countdown(left, ready))
         panel.update("\n".join(lines))
+        # A tall screen shows the whole settlement (totals included) without scrolling; a
+        # small one keeps the log in sight and scrolls the box (PgUp/PgDn).
+        box.styles.max_height = "62vh" if self.size.height >= 40 else "45vh"
         panel.display = box.display = True
 
     def _rating_lines(self, info: M.PlayerInfo) -> list[str]:
@@ -716,6 +894,16 @@ class PlayApp(App[int]):
         if ch == "q" and self.left:
             self.do_requeue()
             return True
+        if ch == "c":
+            self.counter_on = not self.counter_on
+            self._say(render.counter_toggled(self.counter_on))
+            self._render_table()
+            return True
+        if ch == "o":
+            self.auto_pass = not self.auto_pass
+            self._say(render.auto_pass_toggled(self.auto_pass))
+            self._maybe_auto_pass()
+            return True
         if ch in RANK_KEYS:
             self._select_rank(RANK_KEYS[ch])
             self.selection_changed()
@@ -752,9 +940,7 @@ class PlayApp(App[int]):
             self.selection_changed()
             return True
         if key == "escape":
-            hv.selected = []
-            hv.refresh_hand()
-            self._say("")
+            self.return_selected()
             return True
         if key == "backspace":
             if hv.selected:
@@ -763,6 +949,38 @@ class PlayApp(App[int]):
                 self.selection_changed()
             return True
         return False
+
+    def return_selected(self) -> None:
+        """Every selected card back to the hand (Esc, or a double click on the table)."""
+        hv = self.query_one("#hand", HandView)
+        hv.selected = []
+        hv.refresh_hand()
+        self._say("")
+
+    def on_click(self, event: events.Click) -> None:
+        """A double left-click on an empty part of the table (not a card, not a button)
+        returns every selected card to the hand (seed 001 §4.10)."""
+        if isinstance(self.screen, ModalScreen) or isinstance(event.widget, Button):
+            return
+        if event.button == 1 and event.chain >= 2:
+            self.return_selected()
+
+    def _maybe_auto_pass(self) -> None:
+        """要不起: with the option on, pass at once (once a turn) when the seat is to follow
+        and holds nothing that beats the play on the table."""
+        view = self.view
+        if not self.auto_pass or view is None or not view.to_move or view.last is None:
+            return
+        if view.phase is not rules.Phase.PLAY:
+            return
+        key = (self.snap.message.game_id if self.snap else "", len(view.history))
+        if key == self._auto_passed:
+            return
+        if any(not isinstance(a, rules.Pass) for a in view.legal_actions()):
+            return
+        self._auto_passed = key
+        self._say(render.AUTO_PASS_DONE)
+        self._work(self.session.pass_)
 
     def _select_rank(self, rank: str) -> None:
         if not self.query_one("#hand", HandView).select_rank(rank):
@@ -908,6 +1126,7 @@ class PlayApp(App[int]):
 
     def _exit_after_leave(self) -> None:
         self._stopping = True  # the workers' late answers have no screen to go to
+        self.quit_seated = False
         self.exit(0)
 
     def _left(self, snap: Snapshot) -> None:
@@ -926,6 +1145,7 @@ class PlayApp(App[int]):
             return
         self.left, self.snap, self.resume = "", None, False
         self.game_players, self._players_game, self.last_hand = [], "", []
+        self.shown_hands, self._hands_seq = [], 0  # a new table counts its seqs anew
         self.session.table_id, self.session.last_seq = "", 0
         self.query_one("#hand", HandView).set_cards([])
         self.query_one("#settlement-box", VerticalScroll).display = False
@@ -970,9 +1190,14 @@ def play_main(args: argparse.Namespace) -> int:
     session = Session(args.matchmaker or default_target(), name, token)
     app = PlayApp(
         session,
-        args.variant,
+        args.variant or "doudizhu3",
         wait_for_humans_s=args.wait_for_humans,
         resume=args.resume,
+        bot_level=args.bot_level or "",
+        stake=args.stake or 0,
+        private_code=args.private_code or "",
+        auto_pass=args.auto_pass,
+        ask=args.variant is None,
     )
     try:
         app.run()
@@ -980,6 +1205,6 @@ def play_main(args: argparse.Namespace) -> int:
         session.shutdown()
     if app.fatal:
         return fail("play", app.fatal, 1)
-    if app.return_code == 0 and app.quit_seated:
-        print(render.goodbye_text(name, True))
+    if app.return_code == 0 and (app.quit_seated or app.game_id_played):
+        print(render.goodbye_text(name, app.quit_seated, app.game_id_played))
     return app.return_code or 0

@@ -179,11 +179,33 @@ def reason_words(reason: str, message: str = "") -> str:
     return f"{text} ({reason})" if reason else text
 
 
+BOT_PREFIX = "bot:"
+
+
+def name_of(player_id: str, seat: int | None) -> str:
+    """A player id as a person reads it: a bot's (``bot:<level>:<unique>``) as ``Bot 1
+    (hard)`` — its seat's number and its level, not a random id; a person's as it is."""
+    if not player_id.startswith(BOT_PREFIX):
+        return player_id
+    level = player_id.split(":")[1] if player_id.count(":") >= 2 else ""
+    number = f"Bot {seat}" if seat is not None else "Bot"
+    return f"{number} ({level})" if level else number
+
+
+def player_label(players: Sequence[str], seat: int | None) -> str:
+    """Who sits in ``seat``: ``Bot 1 (hard)`` for a bot, the player id otherwise."""
+    if seat is None or not 0 <= seat < len(players) or not players[seat]:
+        return "—" if seat is None else f"seat {seat}"
+    return name_of(players[seat], seat)
+
+
 def seat_name(players: Sequence[str], seat: int | None) -> str:
+    """A seat in a line of the log or the settlement: ``seat 0 ann``, ``Bot 1 (hard)``."""
     if seat is None:
         return "—"
     if 0 <= seat < len(players) and players[seat]:
-        return f"seat {seat} {players[seat]}"
+        label = player_label(players, seat)
+        return label if players[seat].startswith(BOT_PREFIX) else f"seat {seat} {label}"
     return f"seat {seat}"
 
 
@@ -351,6 +373,13 @@ def running_total_lines(last_score: int | None, totals: Iterable[Any], family: s
     return lines
 
 
+def series_totals_line(players: Sequence[str], totals: Sequence[int]) -> str:
+    """Each seat's total over the table's series, the seats named as people read them."""
+    return "Series totals: " + ", ".join(
+        f"{player_label(players, i)} {t:+d}" for i, t in enumerate(totals)
+    )
+
+
 def leftover_line(cards: Sequence[int]) -> str:
     return ("Your cards left: " + cards_plain(sorted(cards))) if cards else "You played out."
 
@@ -426,12 +455,27 @@ def resume_command(name: str) -> str:
     return f"cardroom play --name {shlex.quote(name)} --resume"
 
 
-def goodbye_text(name: str, seated: bool) -> str:
-    """What Ctrl+Q prints: how to come back to the seat."""
-    if not seated:
-        return "Bye."
-    return (f"You still hold your seat for the disconnect grace. To come back: "
-            f"{resume_command(name)}")  # fmt: skip
+def watch_command(game_id: str) -> str:
+    return f"cardroom replay watch {shlex.quote(game_id)}"
+
+
+def game_id_lines(game_id: str) -> list[str]:
+    """The game's id in the settlement box, and how to watch it again."""
+    if not game_id:
+        return []
+    return [f"Game {game_id} — watch it again: {watch_command(game_id)}"]
+
+
+def goodbye_text(name: str, seated: bool, game_id: str = "") -> str:
+    """What the exit prints: the game's id and how to watch it, how to come back to the
+    seat."""
+    lines = []
+    if game_id:
+        lines.append(f"Game {game_id}. To watch it: {watch_command(game_id)}")
+    if seated:
+        lines.append(f"You still hold your seat for the disconnect grace. To come back: "
+                     f"{resume_command(name)}")  # fmt: skip
+    return "\n".join(lines) or "Bye."
 
 
 NOTHING_TO_RESUME = "nothing to resume: you hold no seat — start a new game without --resume"
@@ -448,7 +492,10 @@ def table_event_text(kind: str, data: Mapping[str, Any], players: Sequence[str])
     """One table event in a line; a seat named by the player_id the event carries (the
     player who acted), else by ``players`` as they sat when it happened."""
     seat = data.get("seat")
-    who = f"seat {seat} {data['player_id']}" if data.get("player_id") else seat_name(players, seat)
+    who = seat_name(players, seat)
+    if data.get("player_id"):
+        named = name_of(str(data["player_id"]), seat)
+        who = named if named != data["player_id"] else f"seat {seat} {named}"
     if kind in ("seated", "bot_joined"):
         return f"{who} sits down"
     if kind == "ready":
@@ -611,15 +658,20 @@ def can_be_played_as(cards: Sequence[int]) -> str:
 
 def seat_words(
     *, bot: bool, connected: bool, cards: int | None, landlord: bool, autoplay: bool,
-    ready: bool, total: int,
+    ready: bool, total: int, partner: bool = False,
 ) -> list[tuple[str, str]]:  # fmt: skip
     """A seat's state after its name, as (words, kind) pairs; the kind (``landlord``,
-    ``online``, ``offline``, ``autoplay``, or empty) is for the client to colour."""
+    ``partner``, ``alarm``, ``online``, ``offline``, ``autoplay``, or empty) is for the
+    client to colour.  A seat down to one or two cards is announced (报单 / 报双)."""
     out: list[tuple[str, str]] = [("bot" if bot else "person", "")]
     if cards is not None:
         out.append((plural(cards, "card"), ""))
+        if cards in ALARMS:
+            out.append((ALARMS[cards], "alarm"))
     if landlord:
         out.append(("landlord 地主", "landlord"))
+    if partner:
+        out.append(("your partner 队友", "partner"))
     if not bot:
         out.append(("online", "online") if connected else ("offline", "offline"))
     if autoplay:
@@ -628,6 +680,110 @@ def seat_words(
         out.append(("ready", ""))
     out.append((f"total {total:+d}", ""))
     return out
+
+
+#: A seat down to its last one or two cards, announced to everyone (报单 / 报双).
+ALARMS = {1: "报单 last card!", 2: "报双 two cards left!"}
+
+
+def partners(view: rules.SeatView | None) -> frozenset[int]:
+    """The seats on the view's seat's side: in Dou Dizhu, once the landlord is known, a
+    farmer's fellow farmers (the landlord plays alone); none in Zheng Shangyou."""
+    if view is None or view.seat is None or view.landlord is None:
+        return frozenset()
+    if not view.variant.bidding or view.seat == view.landlord:
+        return frozenset()
+    return frozenset(i for i in range(view.variant.players) if i not in (view.seat, view.landlord))
+
+
+PASS_MARK = "不出 pass"
+
+
+def last_action_cards(last_action: str | None) -> list[int] | None:
+    """A seat's last action in the trick (Seat.last_action) as the cards to show, body first;
+    [] for a pass, None for no action in this trick."""
+    if not last_action:
+        return None
+    if last_action == "pass":
+        return []
+    try:
+        return play_order(rules.parse_cards(last_action))
+    except rules.RulesError:
+        return None
+
+
+def last_action_plain(last_action: str | None) -> str:
+    """The trick at a glance in words: ``3♠ 3♥``, ``不出 pass``, or nothing."""
+    cards = last_action_cards(last_action)
+    if cards is None:
+        return ""
+    return cards_plain(cards) if cards else PASS_MARK
+
+
+def card_counter(view: rules.SeatView) -> list[tuple[str, int]]:
+    """The card counter (记牌器): per rank, high to low, the cards the view's seat has not
+    seen — the deck less its own hand and every card played this deal.  From what the seat
+    may see only (its view)."""
+    left: dict[int, int] = {}
+    for c in view.variant.deck:
+        r = rules.cards.RANK_OF[c]
+        left[r] = left.get(r, 0) + 1
+    seen = list(view.hand or ())
+    for a in view.history:
+        if isinstance(a, rules.PlayCards):
+            seen += a.cards
+    for c in seen:
+        left[rules.cards.RANK_OF[c]] -= 1
+    return [(rules.RANK_NAMES[r], left[r]) for r in sorted(left, reverse=True)]
+
+
+def counter_text(view: rules.SeatView) -> str:
+    """The card counter in a line that fits 100 columns: ``记牌器 not seen: RJ×1 BJ×0 2×3
+    A×4 …`` (10 for T)."""
+    parts = [f"{'10' if rank == 'T' else rank}×{n}" for rank, n in card_counter(view)]
+    return "记牌器 not seen: " + " ".join(parts)
+
+
+COUNTER_HINT = "c: card counter 记牌器"
+
+
+def counter_toggled(on: bool) -> str:
+    return "card counter 记牌器 on" if on else "card counter off"
+
+
+def hands_lines(hands: Sequence[tuple[int, Sequence[int]]], players: Sequence[str],
+                me: int | None) -> list[str]:  # fmt: skip
+    """Every seat's cards left when the game ended (shown to all, RULES.md §7)."""
+    if not hands:
+        return []
+    lines = ["Cards left 剩牌:"]
+    for seat, cards in hands:
+        who = "you" if seat == me else seat_name(players, seat)
+        shown = cards_plain(sorted(cards)) if cards else "played out"
+        lines.append(f"  {who}: {shown}")
+    return lines
+
+
+AUTO_PASS_DONE = "要不起 nothing beats the play — passed for you (o turns this off)"
+
+
+def auto_pass_toggled(on: bool) -> str:
+    if on:
+        return "要不起 auto-pass on: when nothing beats the play, you pass at once"
+    return "要不起 auto-pass off"
+
+
+# ---------------------------------------------------------------------- the start screen
+START_TITLE = "Choose your table"
+START_KEYS = "Tab moves · Enter sits down · Esc quits"
+BOT_LEVELS = ("", "easy", "normal", "hard")
+
+
+def bot_level_name(level: str) -> str:
+    return level or "default"
+
+
+BAD_STAKE = "the stake is a whole number from 1 to 1000000"
 
 
 # --------------------------------------------------------------------------- ratings

@@ -142,14 +142,22 @@ class Session:
         bot_fill_after_ms: int = 0,
         timers: M.Timers | None = None,
         bot_level: str = "",
+        *,
+        stake: int = 0,
+        private_code: str = "",
     ) -> M.Ticket:
+        """A ticket for this player; ``stake`` 0 is the room's default of 1, a
+        ``private_code`` sits the players who give the same one together."""
         request = M.EnqueueRequest(
             player_id=self.player_id,
             variant=variant,
             bot_fill_after_ms=bot_fill_after_ms,
             bot_level=bot_level,
+            private_code=private_code,
             request_id=uuid.uuid4().hex,
         )
+        if stake:
+            request.room.stake = stake
         if timers is not None:
             request.timers.CopyFrom(timers)
         ticket: M.Ticket = self._call("Enqueue", request)

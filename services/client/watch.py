@@ -176,8 +176,9 @@ class WatchApp(App[int]):
         status = replay_pb2.ReplayGameStatus.Name(g.summary.status)
         status = status.removeprefix("REPLAY_GAME_STATUS_").lower()
         who = f" as seen by seat {g.seat}" if g.seat is not None else ""
+        names = ", ".join(render.player_label(g.players, i) for i in range(len(g.players)))
         yield Static(f"game {g.game_id} · {g.summary.variant} · {status} · players "
-                     f"{', '.join(g.players) or '—'}{who}", id="header")  # fmt: skip
+                     f"{names or '—'}{who}", id="header")  # fmt: skip
         with VerticalScroll(id="body"):  # a long settlement and audit scroll on a small screen
             yield Static("", id="step")
             with Horizontal(id="end"):

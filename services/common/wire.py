@@ -292,6 +292,9 @@ def _game_over_body(msg: Any, data: Mapping[str, Any]) -> None:
     _copy_fields(msg, data)
     if isinstance(data.get("settlement"), Mapping):
         settlement_of_dict(data["settlement"], msg.settlement)
+    if isinstance(msg, matchmaker_pb2.TableGameOverEvent):
+        for h in data.get("hands") or ():  # every seat's cards left, public at the end
+            msg.hands.add(seat=h["seat"], cards=h["cards"])
 
 
 def _fill_body(msg: Any, data: Mapping[str, Any]) -> None:

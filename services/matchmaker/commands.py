@@ -19,7 +19,7 @@ from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2
 
 from . import table as table_rules
 from .clients import Unreachable, engine_down
-from .priority import playing
+from .priority import Priority, acting_as
 from .runner import Runner
 from .store import Write, bot_seat, event_of
 from .table import Table
@@ -34,7 +34,7 @@ class Commands:
         self.runner = runner
 
     async def act(self, request: M.ActRequest) -> M.ActResponse:
-        with playing():
+        with acting_as(Priority.MOVE):
             return await self._act(request)
 
     async def _act(self, request: M.ActRequest) -> M.ActResponse:
@@ -79,7 +79,7 @@ class Commands:
                 table_rules.close_if_empty(table, w)
             return w
 
-        with playing():
+        with acting_as(Priority.MOVE):
             return await self.runner.mutate(table_id, change)
 
     async def hint(self, table_id: str, player: str) -> engine_pb2.GetHintResponse:

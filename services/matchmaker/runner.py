@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import contextvars
 import json
 import secrets
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any, TypeVar
 
 import grpc
@@ -37,7 +37,13 @@ from . import table as table_rules
 from .backends import Conflict
 from .clients import Engine, Replay, Unreachable
 from .outbox import Outbox
-from .priority import BACKGROUND, PLAYING, EngineGate, PeopleFirstThreads, urgent_thread
+from .priority import (
+    EngineGate,
+    Priority,
+    ThreadsByPriority,
+    background_context,
+    in_thread,
+)
 from .schedule import Scheduler
 from .settings import RunnerSettings
 from .store import (
@@ -74,6 +80,13 @@ def room_message(config: dict[str, Any]) -> common_pb2.Room:
     return msg
 
 
+def hands_at_end(view_json: str) -> list[list[str]]:
+    """Every seat's cards left, from the full record a game's view holds once it is over (the
+    rules replay it), in RULES.md §1 notation: public now (RULES.md §7), never before."""
+    state = rules.replay(json.loads(view_json)["record"])
+    return [rules.format_cards(sorted(hand), " ").split() for hand in state.hands]
+
+
 class Runner:
     def __init__(
         self,
@@ -87,8 +100,10 @@ class Runner:
         self.replay = replay
         self.settings = settings or RunnerSettings()
         self.instance = uuid.uuid4().hex[:12]
-        self._pool = ThreadPoolExecutor(self.settings.threads, thread_name_prefix="mm-db")
-        self._calls = PeopleFirstThreads(self.settings.call_threads, "mm-call", urgent_thread)
+        r = self.settings
+        self._threads = ThreadsByPriority(
+            {Priority.MOVE: r.call_threads, Priority.CALL: r.call_threads,
+             Priority.BACKGROUND: r.threads}, "mm-db")  # fmt: skip
         self._streams = ThreadPoolExecutor(
             self.settings.stream_threads, thread_name_prefix="mm-stream"
         )
@@ -137,25 +152,26 @@ class Runner:
 
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        pool = self._pool if BACKGROUND.get() else self._calls
-        return await self._in(pool, lambda: fn(*args, **kwargs))
+        """``fn(*args, **kwargs)`` in a database thread of the caller's priority."""
+        return await self._once_more(self._threads.run, lambda: fn(*args, **kwargs))
 
     async def stream_db(self, fn: Callable[..., T], *args: Any) -> T:
         """:meth:`db` for the reads of seat streams, in their own pool."""
-        return await self._in(self._streams, lambda: fn(*args))
+        return await self._once_more(partial(in_thread, self._streams), lambda: fn(*args))
 
     @staticmethod
-    async def _in(pool: Executor, call: Callable[[], T]) -> T:
-        loop = asyncio.get_running_loop()
+    async def _once_more(
+        run: Callable[[Callable[[], T]], Awaitable[T]], call: Callable[[], T]
+    ) -> T:
         try:
-            return await loop.run_in_executor(pool, call)
+            return await run(call)
         except Exception as exc:
             # A dropped session (outage, or the idle-in-transaction timeout after a pause)
             # rolled its transaction back: once more on a fresh connection, then the caller
             # answers UNAVAILABLE DATABASE_UNAVAILABLE.
             if not database_unavailable(exc):
                 raise
-        return await loop.run_in_executor(pool, call)
+        return await run(call)
 
     @property
     def waker(self) -> Waker:
@@ -180,10 +196,7 @@ class Runner:
         return lock
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
-        context = contextvars.copy_context()
-        context.run(BACKGROUND.set, True)
-        context.run(PLAYING.set, False)
-        task = asyncio.get_running_loop().create_task(coro, context=context)
+        task = asyncio.get_running_loop().create_task(coro, context=background_context())
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -202,8 +215,7 @@ class Runner:
             self.stopping = True
             if self._waker is not None:
                 self._waker.close()
-            self._pool.shutdown(wait=False)
-            self._calls.shutdown(wait=False)
+            self._threads.shutdown()
             self._streams.shutdown(wait=False)
             self.store.close()
 
@@ -218,8 +230,7 @@ class Runner:
             self._waker.close()
         await self.engine.close()
         await self.replay.close()
-        self._pool.shutdown(wait=False)
-        self._calls.shutdown(wait=False)
+        self._threads.shutdown()
         self._streams.shutdown(wait=False)
         self.store.close()
 
@@ -323,8 +334,9 @@ class Runner:
         table_rules.set_turn(table, None if over else view.turn, bidding, now, w)
 
     @staticmethod
-    def _game_events(events: Any, w: Write) -> None:
+    def _game_events(table: Table, events: Any, w: Write) -> None:
         for e in events:
+            table_rules.trick_event(table, e.type, e.data_json, e.envelope.seat)
             vis = e.envelope.visibility
             if vis == common_pb2.VISIBILITY_AUDITOR:
                 continue  # the header: its seed reveals every hand; replay keeps it
@@ -359,7 +371,7 @@ class Runner:
         if v.bidding and response.public_view.HasField("turn"):
             table.first_bidder = response.public_view.turn
         table_rules.start_game(table, game_id, now, w)
-        self._game_events(response.events, w)
+        self._game_events(table, response.events, w)
         w.outbox.append(self._append_request(game_id, response.events))
         self._set_turn(table, response.public_view, now, w)
 
@@ -409,7 +421,7 @@ class Runner:
         table.token = response.state.token
         table.engine_seq = response.state.seq
         if response.events:
-            self._game_events(response.events, w)
+            self._game_events(table, response.events, w)
             w.outbox.append(self._append_request(table.game_id or "", response.events))
         kind = action.WhichOneof("kind")
         if kind == "autoplay":
@@ -438,6 +450,7 @@ class Runner:
             table, list(s.scores), s.escaper if s.HasField("escaper") else None,
             json.loads(s.settlement_json or "{}"), rules.variant(table.variant).family, now, w,
             lambda: bot_seat(table.bot_level),
+            hands_at_end(response.public_view.view_json),
         )  # fmt: skip
 
     # ------------------------------------------------------------------ due work

@@ -120,7 +120,7 @@ def build(config: MatchmakerConfig) -> MatchmakerServicer:
     # A row lock wait ends after a lease too (a worker thread is never blocked for good by a
     # peer's lock), and the sessions carry a name by which any instance finds a peer's stuck
     # ones (Store.reap_stuck).
-    # One pooled connection per database thread (the runner's three pools; the LISTEN, the
+    # One pooled connection per database thread (the runner's four pools; the LISTEN, the
     # metrics and the stuck-session check beside): with fewer, the connections past the pool's
     # size are opened and closed on every busy moment, a PostgreSQL connection's setup each time.
     # No pre-ping: it was a round trip before every statement (a tenth of the database
@@ -128,7 +128,7 @@ def build(config: MatchmakerConfig) -> MatchmakerServicer:
     # discards every connection of the pool opened before, and Runner._in tries once more
     # on a fresh one (Store.ping and the readiness probe try twice themselves).
     r = config.runner
-    size = r.threads + r.call_threads + r.stream_threads + 3
+    size = r.threads + 2 * r.call_threads + r.stream_threads + 3
     engine = make_engine(
         config.database_url,
         idle_in_transaction_ms=config.runner.lease_ms,

@@ -112,8 +112,9 @@ def ticket_message(row: dict[str, Any]) -> M.Ticket:
 
 
 def seat_messages(table: Table) -> list[M.Seat]:
-    return [
-        M.Seat(
+    out = []
+    for i, s in enumerate(table.seats):
+        msg = M.Seat(
             seat=i,
             player_id=s.player_id,
             bot=s.bot,
@@ -122,8 +123,10 @@ def seat_messages(table: Table) -> list[M.Seat]:
             autoplay=s.autoplay,
             total=s.total,
         )
-        for i, s in enumerate(table.seats)
-    ]
+        if s.last_action is not None:
+            msg.last_action = s.last_action
+        out.append(msg)
+    return out
 
 
 def snapshot(table: Table, seat: int, view: engine_pb2.View | None) -> M.TableSnapshot:

@@ -29,7 +29,7 @@ class RunnerSettings:
     poll_interval_s: float = 0.25
     threads: int = 8
     #: Database threads for the calls of people (RPCs), beside ``threads`` for the runner's
-    #: own tasks.
+    #: own tasks; as many again for people's moves (priority.ThreadsByPriority).
     call_threads: int = 4
     #: Database threads for the reads of the seat streams (Subscribe), so that a person's
     #: Act never queues behind hundreds of streams' reads.

@@ -11,13 +11,16 @@ move), :func:`due_step` says which engine call is due; the runner makes it and h
 answer back to :func:`set_turn` or :func:`finish_game`.
 
 The stored JSON keys of a seat (``player_id``, ``bot``, ``ready``, ``connected``,
-``autoplay``, ``total``, ``grace_ms``) are unchanged, so no data migration is needed.
+``autoplay``, ``total``, ``grace_ms``) are unchanged, so no data migration is needed; a seat's
+``last_action`` in the current trick is stored only while it has one (an older row simply has
+none).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -66,6 +69,9 @@ class Seat:
     total: int = 0
     #: When a dropped human's disconnect grace ends (epoch ms), else None.
     grace_ms: int | None = None
+    #: The seat's latest action in the current trick: "pass", or the cards it played
+    #: (RULES.md §1, space-separated); None before it acts in the trick and between games.
+    last_action: str | None = None
 
     @classmethod
     def human(cls, player_id: str) -> Seat:
@@ -97,10 +103,11 @@ class Seat:
             autoplay=bool(data.get("autoplay", False)),
             total=int(data.get("total", 0)),
             grace_ms=data.get("grace_ms"),
+            last_action=data.get("last_action"),
         )
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "player_id": self.player_id,
             "bot": self.bot,
             "ready": self.ready,
@@ -109,6 +116,9 @@ class Seat:
             "total": self.total,
             "grace_ms": self.grace_ms,
         }
+        if self.last_action is not None:
+            out["last_action"] = self.last_action
+        return out
 
 
 @dataclass(frozen=True)
@@ -284,9 +294,48 @@ def set_turn(table: Table, turn: int | None, bidding: bool, now: int, fx: Effect
     fx.note("deadline", seat=turn, kind=kind.value, deadline_ms=table.turn_deadline_ms)
 
 
+#: The game events after which no seat has acted in the trick: a deal or redeal, the end of
+#: the bidding, a new trick, the end of the game.
+TRICK_RESETS = frozenset({"deal", "redeal", "landlord", "new_trick", "game_over"})
+
+
+def clear_trick(table: Table) -> None:
+    for seat in table.seats:
+        seat.last_action = None
+
+
+def spaced(cards: str) -> str:
+    """The engine's card notation run together (``3s3hTd``: every card two characters, ranks
+    and jokers normalised) separated by single spaces (``3s 3h Td``)."""
+    cards = cards.replace(" ", "")
+    return " ".join(cards[i : i + 2] for i in range(0, len(cards), 2))
+
+
+def trick_event(table: Table, event_type: str, data_json: str, seat: int | None = None) -> None:
+    """A game event's part in the trick at a glance (each seat's ``last_action``): a play
+    shows its cards, a pass shows "pass" (only in a trick someone has played in: a pass in
+    the bidding is no part of a trick), and a new trick (or deal, or the end) clears them.
+    ``data_json``: the engine event's body; ``seat``: its envelope's seat, if the body has
+    none."""
+    if event_type in TRICK_RESETS:
+        clear_trick(table)
+        return
+    if event_type not in ("play", "pass"):
+        return
+    data = json.loads(data_json or "{}")
+    seat = data.get("seat", seat)
+    if not isinstance(seat, int) or not 0 <= seat < len(table.seats):
+        return
+    if event_type == "play":
+        table.seats[seat].last_action = spaced(str(data.get("cards", "")))
+    elif any(s.last_action not in (None, "pass") for s in table.seats):
+        table.seats[seat].last_action = "pass"
+
+
 def start_game(table: Table, game_id: str, now: int, fx: Effects) -> None:
     """A game began (the engine dealt it): the runner gives its first turn to set_turn."""
     table.state = State.PLAYING
+    clear_trick(table)
     table.game_id = game_id
     table.start_deadline_ms = None
     fx.note(
@@ -312,20 +361,24 @@ def finish_game(
     now: int,
     fx: Effects,
     make_bot: Callable[[], Seat],
+    hands: list[list[str]] | None = None,
 ) -> None:
     """The game ended with these scores: each seat's total and each person's result (who
-    sat there when it ended — an escaper still does), game_over and the series' totals, then
-    the seats wait for the next game (the escaper leaves) and the start timer runs."""
+    sat there when it ended — an escaper still does), game_over (with every seat's cards
+    left, ``hands``, now public) and the series' totals, then the seats wait for the next
+    game (the escaper leaves) and the start timer runs."""
     game_id = str(table.game_id)
     for seat, score in zip(table.seats, scores, strict=False):
         seat.total += int(score)
         if not seat.bot:
             fx.results.append(PlayerResult(seat.player_id, family, game_id, int(score), now))
     table.last_scores = list(scores)
+    shown = [{"seat": i, "cards": list(cards)} for i, cards in enumerate(hands or [])]
     fx.note(
         "game_over", game_id=game_id, game_no=table.game_no, scores=list(scores),
-        settlement=settlement,
+        settlement=settlement, hands=shown,
     )  # fmt: skip
+    clear_trick(table)
     fx.note("series", games=table.game_no, totals=[s.total for s in table.seats])
     table.state = State.WAITING
     table.game_id, table.token, table.engine_seq = None, None, 0

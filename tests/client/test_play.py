@@ -55,7 +55,15 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
             assert total.games == 1
             assert f"Your running total ({family}): {total.total:+d} in 1 game" in text
             assert f"Your last game: {info.last_score:+d}" in text
-            assert render.leftover_line(app.last_hand) in text
+            # Every seat's cards left, from the game_over event (it may reach the screen
+            # after the snapshot that first drew the settlement): this seat's among them.
+            await until(pilot, lambda: "Cards left" in str(app.query_one("#settlement").render()))
+            text = str(app.query_one("#settlement").render())
+            me = app.snap.message.seat
+            left = next(cards for seat, cards in app.shown_hands if seat == me)
+            assert sorted(left) == sorted(app.last_hand)
+            mine = render.cards_plain(sorted(left)) if left else "played out"
+            assert f"you: {mine}" in text
             # The rating and this game's change, once replay has rated it (a game with a
             # score always counts; a new player is provisional).
             await until(pilot, lambda: "Rating 等级分" in str(
@@ -185,7 +193,10 @@ def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path
             svg_file = app.export_screenshot()
             text = screen_text(svg_file)
             (tmp_path / "settlement.svg").write_text(svg_file)
-            assert "Result:" in text and "Series" in text and "ready for the next game" in text
+            assert "Result:" in text
+            # The box's end (scrolled to with PgDn when the settlement is long).
+            whole = str(app.query_one("#settlement").render())
+            assert "Series" in whole and "ready for the next game" in whole
             assert any("auto-play on" in line for line in app.log_lines)
 
             # Ready for the next game: it starts; between games, leaving just leaves.
@@ -321,6 +332,8 @@ def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
     async def watch() -> None:
         async with watcher.run_test(size=SIZE) as pilot:
             assert "1/" in str(watcher.query_one("#step").render())
+            header = str(watcher.query_one("#header").render())
+            assert "Bot " in header and "bot:" not in header  # bots by readable names
             await pilot.press("right", "right")
             assert watcher.index == 2
             await pilot.press("left")

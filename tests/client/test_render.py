@@ -20,7 +20,7 @@ def test_a_play_shows_its_body_first_and_a_rocket_no_rank() -> None:
 def test_scores_and_totals_name_the_seats() -> None:
     players = ["ann", "bot:easy:1", "bot:easy:2"]
     assert table_event_text("game_over", {"scores": [-6, 12, -6]}, players) == (
-        "scores: seat 0 ann -6, seat 1 bot:easy:1 +12, seat 2 bot:easy:2 -6"
+        "scores: seat 0 ann -6, Bot 1 (easy) +12, Bot 2 (easy) -6"
     )
     assert table_event_text("series", {"games": 1, "totals": [1, 0, -1]}, players).startswith(
         "series after 1 game: totals seat 0 ann +1"
@@ -128,3 +128,66 @@ def test_a_seat_with_one_card_left() -> None:
                               autoplay=False, ready=False, total=-3)  # fmt: skip
     assert ("1 card", "") in words and ("landlord 地主", "landlord") in words
     assert [w for w, _ in words][-1] == "total -3"
+
+
+def test_bots_have_readable_names_and_a_farmer_sees_its_partner() -> None:
+    players = ["ann", "bot:hard:0a1b2c", "bot:normal:9f"]
+    assert render.player_label(players, 1) == "Bot 1 (hard)"
+    assert render.player_label(players, 0) == "ann"
+    assert render.seat_name(players, 2) == "Bot 2 (normal)"
+    line = render.table_event_text("bot_joined", {"seat": 1, "player_id": players[1]}, players)
+    assert line == "Bot 1 (hard) sits down"
+    state = rules.new_game("doudizhu3", seed="partners")
+    while state.phase is rules.Phase.BIDDING:  # the first bidder bids 3: the landlord
+        state, _ = rules.apply(state, rules.Bid(state.turn, 3))
+    landlord = state.landlord
+    farmer = next(i for i in range(3) if i != landlord)
+    other = next(i for i in range(3) if i not in (landlord, farmer))
+    assert render.partners(rules.seat_view(state, farmer)) == {other}
+    assert render.partners(rules.seat_view(state, landlord)) == set()
+    zsy = rules.new_game("zhengshangyou1", seed="x")
+    assert render.partners(rules.seat_view(zsy, 0)) == set()
+
+
+def test_one_or_two_cards_left_are_announced() -> None:
+    def alarm(n: int) -> list[str]:
+        words = render.seat_words(bot=True, connected=True, cards=n, landlord=False,
+                                  autoplay=False, ready=False, total=0)  # fmt: skip
+        return [w for w, kind in words if kind == "alarm"]
+
+    assert alarm(1) == ["报单 last card!"] and alarm(2) == ["报双 two cards left!"]
+    assert alarm(3) == [] and alarm(0) == []
+
+
+def test_the_trick_mark_and_the_card_counter() -> None:
+    assert render.last_action_plain("pass") == "不出 pass"
+    assert render.last_action_plain("3s 9d 9s 9c") == "9♠ 9♣ 9♦ 3♠"
+    assert render.last_action_plain(None) == ""
+    state = rules.new_game("doudizhu3", seed="counter")
+    while state.phase is rules.Phase.BIDDING:
+        state, _ = rules.apply(state, rules.Bid(state.turn, 3))
+    leader = state.turn
+    lead = rules.PlayCards(leader, (min(state.hands[leader]),))
+    state, _ = rules.apply(state, lead)
+    me = (leader + 1) % 3
+    view = rules.seat_view(state, me)
+    counter = dict(render.card_counter(view))
+    assert sum(counter.values()) == 54 - len(state.hands[me]) - 1
+    for rank, n in counter.items():  # what the seat cannot see: the others' hands
+        hidden = [c for s in range(3) if s != me for c in state.hands[s]]
+        assert n == sum(1 for c in hidden if render.card_rank(c) == rank)
+    assert render.counter_text(view).startswith("记牌器 not seen: RJ×")
+    assert len(render.counter_text(view)) < 96  # one line at 100 columns
+
+
+def test_the_game_id_and_the_hands_at_the_end() -> None:
+    assert render.game_id_lines("t1.2") == [
+        "Game t1.2 — watch it again: cardroom replay watch t1.2"
+    ]
+    bye = render.goodbye_text("alice", True, "t1.2")
+    assert "cardroom replay watch t1.2" in bye and "cardroom play --name alice --resume" in bye
+    assert render.goodbye_text("alice", False) == "Bye."
+    line = render.series_totals_line(["ann", "bot:hard:1f"], [3, -3])
+    assert line == "Series totals: ann +3, Bot 1 (hard) -3"
+    lines = render.hands_lines([(0, []), (1, rules.parse_cards("Ad3s"))], ["ann", "bot:easy:1"], 0)
+    assert lines == ["Cards left 剩牌:", "  you: played out", "  Bot 1 (easy): 3♠ A♦"]

@@ -5,6 +5,7 @@ never holds another seat's hidden card while the game runs."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -185,3 +186,71 @@ def test_a_whole_game_with_one_human_and_bots(cluster: Cluster, variant: str) ->
     # Bots, the timer and the human all acted.
     causes = {e.game_event.envelope.cause for e in stream.events if e.type == "game"}
     assert {1, 4} <= causes
+
+
+def test_the_trick_at_a_glance_and_the_hands_shown_at_the_end(cluster: Cluster) -> None:
+    """Seat.last_action follows the trick in every snapshot the seat reads; game_over shows
+    every seat's cards left (typed and in data_json), and none of another seat's cards
+    left reaches the seat's stream before it."""
+    stub = cluster.mm()
+    ticket = seated(stub, enqueue(stub, "tess", "doudizhu3").ticket_id)
+    table_id, seat = ticket.table_id, ticket.seats[0]
+    stream = Stream(stub, table_id, "tess")
+    stub.Ready(M.ReadyRequest(table_id=table_id, player_id="tess"), timeout=10)
+    marks_seen = 0
+    while True:
+        snap = stub.GetTable(M.GetTableRequest(table_id=table_id, player_id="tess"), timeout=10)
+        if snap.game_no == 1 and snap.state != M.TABLE_STATE_PLAYING:
+            break
+        if not snap.view.view_json:
+            continue
+        view = view_of(snap.view)
+        marks = [s.last_action if s.HasField("last_action") else None for s in snap.seats]
+        if view.last is None or view.phase is not rules.Phase.PLAY:
+            assert marks == [None] * 3, (view.phase, marks)
+        else:
+            assert marks[view.last_seat] == rules.format_cards(view.last.cards, " ")
+            assert all(m is None or m == "pass" or len(m) >= 2 for m in marks)
+            marks_seen += 1
+        if view.to_move:
+            hint = stub.GetHint(M.HintRequest(table_id=table_id, player_id="tess"), timeout=10)
+            if hint.HasField("hint"):
+                with contextlib.suppress(grpc.RpcError):  # the timer may beat us to it
+                    act(stub, table_id, "tess", hint.hint, expected=snap.seq)
+    assert marks_seen > 0
+    assert all(not s.HasField("last_action") for s in snap.seats)  # none between games
+    wait_for(lambda: "series" in stream.types())
+    stream.close()
+    over = next(e for e in stream.events if e.type == "game_over")
+    hands = data(over)["hands"]
+    assert [h["seat"] for h in hands] == [0, 1, 2]
+    assert [(h.seat, list(h.cards)) for h in over.game_over.hands] == [
+        (h["seat"], h["cards"]) for h in hands
+    ]
+    played = [
+        c
+        for e in stream.events
+        if e.type == "game" and e.game_event.type == "play"
+        for c in rules.parse_cards(json.loads(e.game_event.data_json)["cards"])
+    ]
+    left = [c for h in hands for c in rules.parse_cards(" ".join(h["cards"]))]
+    assert sorted(played + left) == sorted(rules.variant("doudizhu3").deck)
+    # Before game_over: no card another seat is left holding, but the public bottom cards.
+    bottom: set[int] = set()
+    others = {
+        c for h in hands if h["seat"] != seat for c in rules.parse_cards(" ".join(h["cards"]))
+    }
+    for e in stream.events:
+        if e.type == "game_over":
+            break
+        text = e.game_event.data_json if e.type == "game" else e.data_json
+        body = json.loads(text or "{}")
+        if e.type == "game" and e.game_event.type == "landlord":
+            bottom |= set(rules.parse_cards(body.get("bottom", "")))
+            continue
+        for value in body.values():
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                value = " ".join(value)
+            if isinstance(value, str):
+                with contextlib.suppress(rules.RulesError):
+                    assert not (set(rules.parse_cards(value)) & others - bottom), (e.type, body)

@@ -5,10 +5,11 @@ commands and clocks that keeps the table's invariants."""
 from __future__ import annotations
 
 import itertools
+import json
 from typing import Any
 
 import pytest
-from hypothesis import settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -181,6 +182,71 @@ def test_a_table_whose_last_person_leaves_closes_after_the_game() -> None:
     T.finish_game(table, [1, 1, -2], None, {}, "doudizhu", 100, fx, make_bot)
     assert table.state is T.State.CLOSED and fx.results == []
     assert types(fx)[-1] == "table_closed"
+
+
+# --------------------------------------------------------------------------- the trick
+def test_the_trick_at_a_glance_shows_plays_and_passes_until_a_new_trick() -> None:
+    table = started("ann", "bob")
+    T.trick_event(table, "pass", '{"seat": 0}')  # a pass in the bidding: no trick yet
+    assert [s.last_action for s in table.seats] == [None, None, None]
+    T.trick_event(table, "landlord", '{"seat": 1, "bid": 1}')
+    T.trick_event(table, "play", '{"seat": 1, "cards": "3s3hTd", "pattern": "x"}')
+    T.trick_event(table, "pass", "{}", 2)  # the seat from the envelope
+    assert [s.last_action for s in table.seats] == [None, "3s 3h Td", "pass"]
+    assert table.seats[1].to_json()["last_action"] == "3s 3h Td"
+    assert T.Seat.from_json(table.seats[1].to_json()) == table.seats[1]  # stored and read
+    T.trick_event(table, "new_trick", '{"seat": 1}')
+    assert [s.last_action for s in table.seats] == [None, None, None]
+    assert "last_action" not in table.seats[1].to_json()  # the stored keys as before
+    T.trick_event(table, "play", '{"seat": 1, "cards": "RJ BJ"}')
+    fx = T.Effects()
+    hands = [["3s", "4d"], [], ["2c"]]
+    T.finish_game(table, [2, -4, 2], None, {}, "doudizhu", 9, fx, make_bot, hands)
+    assert [s.last_action for s in table.seats] == [None, None, None]  # none between games
+    assert fx.notes[0].data["hands"] == [
+        {"seat": 0, "cards": ["3s", "4d"]}, {"seat": 1, "cards": []}, {"seat": 2, "cards": ["2c"]}
+    ]  # fmt: skip
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    variant=st.sampled_from(["doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2"]),
+    seed=st.text(min_size=1, max_size=8),
+    picks=st.randoms(use_true_random=False),
+)
+def test_the_trick_follows_every_game_the_rules_play(variant: str, seed: str, picks: Any) -> None:
+    """Whole random games by the rules: after every event, the seat whose play is to beat
+    shows that play, every other seat's mark is a pass or a play it made this trick, and
+    when the seat to move leads nobody has a mark.  At the end, hands_at_end holds every
+    card nobody played."""
+    from services import rules
+    from services.matchmaker.runner import hands_at_end
+
+    state = rules.new_game(variant, seed=seed)
+    table = a_table("ann", seats=state.players)
+    T.start_game(table, "t1.1", 0, T.Effects())
+    played: list[int] = []
+    while not state.over:
+        action = picks.choice(rules.legal_actions(state))
+        state, events = rules.apply(state, action)
+        for e in events:
+            T.trick_event(table, e.type, json.dumps(dict(e.data)), e.seat)
+            if e.type == "play":
+                played += rules.parse_cards(e.data["cards"])
+        view = rules.public_view(state)
+        marks = [s.last_action for s in table.seats]
+        if state.over:
+            assert marks == [None] * state.players
+        elif view.last is None:
+            assert marks == [None] * state.players, (view.phase, marks)
+        else:
+            assert view.last_seat is not None
+            assert marks[view.last_seat] == rules.format_cards(view.last.cards, " ")
+    record = rules.write_record(state)
+    hands = hands_at_end(json.dumps({"record": record}))
+    assert [len(h) for h in hands] == [len(h) for h in state.hands]
+    left = [c for h in hands for c in rules.parse_cards(" ".join(h))]
+    assert sorted(left + played) == sorted(state.variant.deck)
 
 
 # --------------------------------------------------------------------------- properties

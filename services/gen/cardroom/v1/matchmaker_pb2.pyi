@@ -108,7 +108,7 @@ class CancelTicketRequest(_message.Message):
     def __init__(self, ticket_id: _Optional[str] = ...) -> None: ...
 
 class Seat(_message.Message):
-    __slots__ = ("seat", "player_id", "bot", "ready", "connected", "autoplay", "total")
+    __slots__ = ("seat", "player_id", "bot", "ready", "connected", "autoplay", "total", "last_action")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
@@ -116,6 +116,7 @@ class Seat(_message.Message):
     CONNECTED_FIELD_NUMBER: _ClassVar[int]
     AUTOPLAY_FIELD_NUMBER: _ClassVar[int]
     TOTAL_FIELD_NUMBER: _ClassVar[int]
+    LAST_ACTION_FIELD_NUMBER: _ClassVar[int]
     seat: int
     player_id: str
     bot: bool
@@ -123,7 +124,8 @@ class Seat(_message.Message):
     connected: bool
     autoplay: bool
     total: int
-    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., bot: _Optional[bool] = ..., ready: _Optional[bool] = ..., connected: _Optional[bool] = ..., autoplay: _Optional[bool] = ..., total: _Optional[int] = ...) -> None: ...
+    last_action: str
+    def __init__(self, seat: _Optional[int] = ..., player_id: _Optional[str] = ..., bot: _Optional[bool] = ..., ready: _Optional[bool] = ..., connected: _Optional[bool] = ..., autoplay: _Optional[bool] = ..., total: _Optional[int] = ..., last_action: _Optional[str] = ...) -> None: ...
 
 class TableEvent(_message.Message):
     __slots__ = ("table_id", "seq", "at", "type", "data_json", "game_event", "seated", "bot_joined", "ready", "connected", "reconnected", "disconnected", "game_started", "deadline", "game_over", "series", "player_left", "table_closed")
@@ -210,16 +212,26 @@ class DeadlineEvent(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[str] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
 
 class TableGameOverEvent(_message.Message):
-    __slots__ = ("game_id", "game_no", "scores", "settlement")
+    __slots__ = ("game_id", "game_no", "scores", "settlement", "hands")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_NO_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_no: int
     scores: _containers.RepeatedScalarFieldContainer[int]
     settlement: _common_pb2.Settlement
-    def __init__(self, game_id: _Optional[str] = ..., game_no: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ...) -> None: ...
+    hands: _containers.RepeatedCompositeFieldContainer[SeatCards]
+    def __init__(self, game_id: _Optional[str] = ..., game_no: _Optional[int] = ..., scores: _Optional[_Iterable[int]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ..., hands: _Optional[_Iterable[_Union[SeatCards, _Mapping]]] = ...) -> None: ...
+
+class SeatCards(_message.Message):
+    __slots__ = ("seat", "cards")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SeriesEvent(_message.Message):
     __slots__ = ("games", "totals")
