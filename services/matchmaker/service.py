@@ -592,6 +592,9 @@ def rating_message(r: PlayerRating) -> M.PlayerRating:
     )  # fmt: skip
 
 
+MAX_PAGE_TOKEN = 1024
+
+
 def page_token(variant: str, ordinal: float, player_id: str, rank: int) -> str:
     """An opaque token for the leaderboard page after (ordinal, player_id) at ``rank``."""
     raw = json.dumps([variant, ordinal.hex(), player_id, rank], separators=(",", ":"))
@@ -604,12 +607,14 @@ def page_after(token: str, variant: str) -> tuple[float, str, int]:
     bad = invalid(
         ServiceReason.INVALID_FIELD, "page_token is not a leaderboard token", "page_token"
     )
+    if len(token) > MAX_PAGE_TOKEN:  # ours are a few hundred characters at most
+        raise bad
     try:
         padded = token + "=" * (-len(token) % 4)
         data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
         kind, ordinal_hex, player_id, rank = data
         ordinal = float.fromhex(ordinal_hex)
-    except (ValueError, TypeError, UnicodeError, binascii.Error):
+    except (ValueError, TypeError, UnicodeError, binascii.Error, RecursionError):
         raise bad from None
     if (
         kind != variant or not isinstance(player_id, str) or not isinstance(rank, int)

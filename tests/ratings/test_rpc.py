@@ -91,6 +91,8 @@ def _token(value: Any) -> str:
 
 
 OTHER_VARIANT = _token(["doudizhu4", "0x0p+0", "a", 1])
+DEEP = _token(json.loads("[" * 900 + "]" * 900))  # nested past the decoder's patience
+LONG = _token(["doudizhu3", "0x0p+0", "a" * 2000, 1])
 INFINITE = _token(["doudizhu3", "inf", "a", 1])
 
 
@@ -104,6 +106,9 @@ INFINITE = _token(["doudizhu3", "inf", "a", 1])
         (M.ListLeaderboardRequest(variant="ddz3", page_token="%%%"), "INVALID_FIELD"),
         (M.ListLeaderboardRequest(variant="ddz3", page_token=OTHER_VARIANT), "INVALID_FIELD"),
         (M.ListLeaderboardRequest(variant="ddz3", page_token=INFINITE), "INVALID_FIELD"),
+        (M.ListLeaderboardRequest(variant="ddz3", page_token=DEEP), "INVALID_FIELD"),
+        (M.ListLeaderboardRequest(variant="ddz3", page_token=LONG), "INVALID_FIELD"),
+        (M.ListLeaderboardRequest(variant="ddz3", page_token=_token("[" * 5000)), "INVALID_FIELD"),
         (M.ListLeaderboardRequest(variant="ddz3", page_token=_token({"a": 1})), "INVALID_FIELD"),
     ],
 )
