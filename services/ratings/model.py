@@ -122,25 +122,36 @@ def closest_level(mean: float, family: str = DEFAULT_FAMILY) -> str:
     return min(levels, key=lambda lv: (abs(levels[lv].mu - mean), levels[lv].mu))
 
 
+def _seat(value: Any, seats: int) -> int | None:
+    """``value`` when it names a seat (a whole number, not a bool), else None."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < seats:
+        return value
+    return None
+
+
 def teams_of(result: Mapping[str, Any], seats: int) -> list[tuple[list[int], int]] | None:
     """How a settlement (``Settlement.to_dict()``) ranks the seats: (seats of a team, rank)
-    pairs, rank 1 best; None when the game does not count."""
+    pairs, rank 1 best; None when the game does not count (or the settlement is not one)."""
     status = result.get("status")
-    scores = list(result.get("scores") or [])
-    if status not in ("finished", "escaped") or len(scores) != seats or not any(scores):
+    scores = result.get("scores")
+    if (
+        status not in ("finished", "escaped") or not isinstance(scores, list)
+        or len(scores) != seats or not any(scores)
+        or not all(isinstance(x, int) and not isinstance(x, bool) for x in scores)
+    ):  # fmt: skip
         return None
     if status == "escaped":
-        escaper = result.get("escaper")
-        if not isinstance(escaper, int) or not 0 <= escaper < seats:
+        escaper = _seat(result.get("escaper"), seats)
+        if escaper is None:
             return None
         return [([s], 2 if s == escaper else 1) for s in range(seats)]
-    landlord = result.get("landlord")
-    if isinstance(landlord, int) and 0 <= landlord < seats:
+    landlord = _seat(result.get("landlord"), seats)
+    if landlord is not None:
         farmers = [s for s in range(seats) if s != landlord]
         won = scores[landlord] > 0
         return [([landlord], 1 if won else 2), (farmers, 2 if won else 1)]
-    winner = result.get("winner")
-    if not isinstance(winner, int) or not 0 <= winner < seats:
+    winner = _seat(result.get("winner"), seats)
+    if winner is None:
         return None
     return [([s], 1 if s == winner else 2) for s in range(seats)]
 

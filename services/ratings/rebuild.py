@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.protobuf.message import DecodeError
 from sqlalchemy import Connection, Engine, insert, select
 
 from services.replay.events import decode
@@ -53,7 +54,7 @@ class Rebuilt:
 def _settlement(payload: bytes) -> dict[str, Any] | None:
     try:
         data = json.loads(decode(payload).data_json or "{}")
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, DecodeError, RecursionError):  # a tampered row
         return None
     settlement = data.get("settlement") if isinstance(data, dict) else None
     return settlement if isinstance(settlement, dict) else None

@@ -159,6 +159,10 @@ def test_bots_keep_their_level_and_pull_by_it() -> None:
         {"status": "running", "scores": [4, -2, -2], "landlord": 0},
         {"status": "finished", "scores": [4, -2], "landlord": 0},
         {"status": "escaped", "scores": [0, -3, 0], "escaper": 7},
+        {"status": "escaped", "scores": [0, -3, 0], "escaper": True},
+        {"status": "finished", "scores": ["4", "-2", "-2"], "landlord": 0},
+        {"status": "finished", "scores": [4, -2, None], "landlord": 0},
+        {"status": "finished", "scores": "4,-2,-2", "landlord": 0},
         {},
     ],
 )

@@ -163,3 +163,16 @@ def test_migration_0007_rates_the_games_that_ended_before_it(db_url: str) -> Non
     assert found.equal, found.differences
     assert found.rated == 6
     engine.dispose()
+
+
+def test_rebuild_names_a_tampered_game_over_and_does_not_stop(games: ReplayGames) -> None:
+    from services.replay.models import events
+
+    store_game(games, "t1", record("doudizhu3", "tamper/1", players=["ann", "bob", "cy"]))
+    store_game(games, "t2", record("doudizhu3", "tamper/2", players=["ann", "bob", "cy"]))
+    with games.store.engine.begin() as conn:
+        conn.execute(events.update().where(events.c.game_id == "t1", events.c.type == "game_over")
+                     .values(payload=b"\xff\x00not an event"))  # fmt: skip
+    found = rebuild(games.store.engine)
+    assert not found.equal and found.games == 2
+    assert "t1: rated, but its log says it does not count" in found.differences
