@@ -17,6 +17,7 @@ from .engine_bench import engine_section
 from .games_bench import games_section
 from .matchmaker_bench import matchmaker_section
 from .openspiel_bench import openspiel_section
+from .ratings_bench import ratings_section
 from .replay_bench import replay_section
 from .rules_bench import rules_section
 from .scale_bench import scale_section
@@ -72,6 +73,11 @@ SECTIONS: tuple[Section, ...] = (
         "matchmaker",
         "bot tables through the matchmaker vs the engine's Apply rate; seating 1,000 tickets",
         matchmaker_section,
+    ),
+    Section(
+        "ratings",
+        "2,000 rated self-play games among 30 simulated players: the bot levels' ratings, tau-b",
+        ratings_section,
     ),
     Section(
         "scale",

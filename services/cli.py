@@ -337,6 +337,12 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
         "every step of an escape penalty recomputed from the log next to the recorded one",
         [_GAME_ID, _DATABASE],
     ),
+    "ratings rebuild": (
+        "services.ratings.cli:rebuild_main",
+        "recompute every rating from the replay log and compare with the stored ones (JSON; "
+        "exit 1 when they differ)",
+        [_DATABASE],
+    ),
     "db upgrade": (
         "services.replay.cli:upgrade_main",
         "migrate the replay database to the newest revision (alembic)",

@@ -57,6 +57,10 @@ RANK_KEYS = {
 PREFIX_KEYS = {"1": "0", "b": "j", "B": "j", "r": "j", "R": "j"}
 
 
+#: How many times the settlement asks GetPlayer again for the game's rating change.
+RATING_ASKS = 10
+
+
 class HandView(Static):
     """The seat's hand, one cell per card; selected cards in brackets and in reverse (the
     brackets so that a selection reads on a monochrome terminal too), the cursor underlined."""
@@ -360,6 +364,9 @@ class PlayApp(App[int]):
         self._players_game = ""
         self._player_asked = False
         self._player_asked_at = 0.0
+        #: GetPlayer asked again for this game's rating change (it lags the end by the
+        #: outbox's delivery to replay): at most RATING_ASKS times, once a second.
+        self._rating_asks = 0
         self.last_hand: list[int] = []  # the seat's cards as the game ended
         self.left = ""  # why this seat is gone (render's LEFT_TEXT…), once it is
         self.connection = "connecting"
@@ -618,6 +625,7 @@ class PlayApp(App[int]):
         msg = snap.message
         if msg.game_id and msg.game_id != self._players_game:
             self._players_game = msg.game_id
+            self._rating_asks = 0
             self.game_players = [seat.player_id for seat in msg.seats]
         self.variant = msg.variant or self.variant
         state = M.TableState.Name(msg.state).removeprefix("TABLE_STATE_").lower()
@@ -804,6 +812,7 @@ class PlayApp(App[int]):
             title = render.title_line(info.title if info.HasField("title") else None, family)
             if title:
                 lines.append(title)
+            lines += self._rating_lines(info)
         elif not self._player_asked and time.monotonic() - self._player_asked_at > 1.0:
             # GetPlayer answers from the game_over write: ask now (again, at most once a
             # second, while its last game is not yet this one)
@@ -828,6 +837,23 @@ class PlayApp(App[int]):
         # small one keeps the log in sight and scrolls the box (PgUp/PgDn).
         box.styles.max_height = "62vh" if self.size.height >= 40 else "45vh"
         panel.display = box.display = True
+
+    def _rating_lines(self, info: M.PlayerInfo) -> list[str]:
+        """The player's rating and this game's change, once replay has rated the game; until
+        then GetPlayer is asked again once a second, a few times (a game that does not
+        count, disbanded or without a score, never gets one)."""
+        change = info.last_rating_change
+        if info.HasField("last_rating_change") and change.game_id == self._players_game:
+            provisional = any(r.provisional for r in info.ratings if r.variant == change.variant)
+            return [render.rating_line(change.display, change.display_before, provisional)]
+        if (
+            self._rating_asks < RATING_ASKS and not self._player_asked
+            and time.monotonic() - self._player_asked_at > 1.0
+        ):  # fmt: skip
+            self._rating_asks += 1
+            self._player_asked, self._player_asked_at = True, time.monotonic()
+            self._work(self.session.player, self._set_player)
+        return []
 
     # ------------------------------------------------------------------ input
     def on_key(self, event: events.Key) -> None:

@@ -1004,3 +1004,29 @@ def event_text_in(
         status = data.get("status") or (data.get("settlement") or {}).get("status", "")
         return f"牌局结束：{ {'finished': '打完', 'escaped': '逃跑'}.get(status, status) }"
     return event_text(event_type, data, players)
+
+
+# --------------------------------------------------------------------------- ratings
+def rating_text(display: int, before: int | None = None, provisional: bool = False) -> str:
+    """A displayed rating, with its change when ``before`` is given: ``1262 (+18)``; a
+    provisional one (fewer than ten rated games) is marked ``?``."""
+    mark = "?" if provisional else ""
+    if before is None:
+        return f"{display}{mark}"
+    return f"{display}{mark} ({display - before:+d})"
+
+
+def rating_line(display: int, before: int, provisional: bool = False) -> str:
+    """The player's own rating after a game, in the settlement: ``Rating 等级分: 1262 (+18)``."""
+    return f"Rating 等级分: {rating_text(display, before, provisional)}"
+
+
+def rating_lines(changes: Sequence[Any], players: Sequence[str] = ()) -> list[str]:
+    """Each person's rating change in a rated game (RatingChange messages, by seat); bots'
+    ratings are fixed and not shown."""
+    lines = [
+        f"  {seat_name(players, c.seat)}: {rating_text(c.display, c.display_before)}"
+        for c in changes
+        if not c.player_id.startswith("bot:")
+    ]
+    return ["Rating 等级分", *lines] if lines else []

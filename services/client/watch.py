@@ -6,8 +6,9 @@ saw) and its record (ExportGame), and re-derives each step's hands with the rule
 the record's actions, so every hand is face up once the game has ended (with ``--seat``, only
 the seat's own until the step at which that seat saw the game end).  Each event shows its
 envelope (actor, cause, the deadline that was running); the last step shows the settlement
-with every step, and for an escape the replay service's AuditEscape: each step recomputed
-from the log beside the recorded one.
+with every step and each person's rating change (once replay has rated the game), and for an
+escape the replay service's AuditEscape: each step recomputed from the log beside the
+recorded one.
 
 Keys: → / space / n next, ← / b back, Home / End first and last, q quits.
 """
@@ -46,6 +47,8 @@ class StoredGame:
     audit: Any = None
     seat: int | None = None
     settlement: dict[str, Any] = field(default_factory=dict)
+    #: Each seat's rating change (GetGame's rating_changes; empty until rated).
+    ratings: list[Any] = field(default_factory=list)
 
     @property
     def ended(self) -> bool:
@@ -90,7 +93,10 @@ def load(target: str, game_id: str, seat: int | None = None, token: str = "") ->
         states.append(state)
     players = list(game.game.players) or list(record.get("players") or [])
     settlement = json.loads(game.game.result_json) if game.game.result_json else {}
-    return StoredGame(game_id, game.game, players, events, states, audit, seat, settlement)
+    return StoredGame(
+        game_id, game.game, players, events, states, audit, seat, settlement,
+        list(game.rating_changes),
+    )  # fmt: skip
 
 
 def envelope_text(ev: Any) -> str:
@@ -195,7 +201,9 @@ class WatchApp(App[int]):
         settlement.display = last and bool(g.settlement)
         audit.display = last and g.audit is not None
         if last and g.settlement:
-            settlement.update("\n".join(render.settlement_lines(g.settlement, g.players)))
+            lines = render.settlement_lines(g.settlement, g.players)
+            lines += render.rating_lines(g.ratings, g.players)
+            settlement.update("\n".join(lines))
         if last and g.audit is not None:
             audit.update("\n".join(render.audit_lines(g.audit)))
 

@@ -480,3 +480,18 @@ def settlement_message(s: rules.Settlement) -> common_pb2.Settlement:
     msg = common_pb2.Settlement(settlement_json=dumps(d))
     settlement_of_dict(d, msg)
     return msg
+
+
+def rating_change(game_id: str, variant: str, change: Mapping[str, Any]) -> replay_pb2.RatingChange:
+    """The RatingChange message of one seat's row of a rated game's changes
+    (services/ratings: ``seat``, ``player_id``, ``mu_before``, ``sigma_before``, ``mu``,
+    ``sigma``), with the displayed ratings before and after."""
+    from services.ratings.model import Rating
+
+    before = Rating(float(change["mu_before"]), float(change["sigma_before"]))
+    after = Rating(float(change["mu"]), float(change["sigma"]))
+    return replay_pb2.RatingChange(
+        game_id=game_id, variant=variant, mu_before=before.mu, sigma_before=before.sigma,
+        mu=after.mu, sigma=after.sigma, display_before=before.display, display=after.display,
+        seat=int(change["seat"]), player_id=str(change["player_id"]),
+    )  # fmt: skip

@@ -12,7 +12,11 @@ from services.bots import LEVELS, make_bot
 from services.common.wire import action_message, engine_pb2
 
 DEFAULT_LEVEL = "normal"
+#: Enqueue's default: the level whose fixed rating is nearest the table's people's mean
+#: (services/ratings/model.py: closest_level), chosen when the table forms.
+AUTO_LEVEL = "auto"
 __all__ = [
+    "AUTO_LEVEL",
     "DEFAULT_LEVEL",
     "LEVELS",
     "Deal",

@@ -2,13 +2,23 @@
 
 A pool's tickets (one variant, room, timers, bot level and private code) are read oldest
 first; a ticket is a player or a party, seated together or not at all.  Nothing here touches
-the database or the clock: the store reads the tickets, asks these functions, and seats what
-they say in its own transaction, conditional on each ticket still being queued.
+the database or the clock: the store reads the tickets (and their players' ratings), asks these
+functions, and seats what they say in its own transaction, conditional on each ticket still
+being queued.
+
+Skill: within a pool, a table forms from tickets whose ratings (the mean mu of a ticket's
+players, a new player 0) are within a window of each other.  A ticket's window starts narrow
+and widens with its wait, to "anyone" at its bot fill time (a ticket that never gets bots:
+after ``Window.anyone_ms``); two tickets may sit together when either one's window reaches the
+other.  So no ticket waits past its bot fill time because of the window: by then it takes
+anyone, and bots the seats nobody takes.  Parties and private tables ignore ratings.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 
@@ -22,28 +32,85 @@ class Waiting(Protocol):
     @property
     def fill_ms(self) -> int | None: ...
 
+    @property
+    def created_ms(self) -> int: ...
+
 
 W = TypeVar("W", bound=Waiting)
 
 
-def tables_to_form(waiting: Sequence[W], seats: int, now: int) -> list[list[W]]:
-    """The groups of tickets that form tables now: full tables, first come first seated (a
-    party that does not fit the table being filled waits for a later one), then one table
-    with bots in the empty seats when its oldest ticket has waited its bot fill time."""
+@dataclass(frozen=True)
+class Window:
+    """How far apart (in mu, OpenSkill units: a new player's sigma is 8.3) two tickets'
+    ratings may be: ``narrow_mu`` at first, widening evenly to ``wide_mu`` and then to anyone
+    at the ticket's bot fill time (or after ``anyone_ms`` when it never gets bots)."""
+
+    narrow_mu: float = 2.0
+    wide_mu: float = 10.0
+    anyone_ms: int = 30_000
+
+    def of(self, ticket: Waiting, now: int, private: bool = False) -> float:
+        """The ticket's window now (``math.inf``: anyone)."""
+        if private or len(ticket.players) > 1 or math.isinf(self.narrow_mu):
+            return math.inf
+        end = ticket.fill_ms if ticket.fill_ms is not None else ticket.created_ms + self.anyone_ms
+        span = end - ticket.created_ms
+        waited = now - ticket.created_ms
+        if span <= 0 or waited >= span:
+            return math.inf
+        return self.narrow_mu + (self.wide_mu - self.narrow_mu) * max(waited, 0) / span
+
+
+#: Anyone with anyone: seating by arrival alone (no ratings known, or a private pool).
+ANYONE = Window(math.inf, math.inf)
+
+
+def skill_of(ticket: Waiting, skill: Mapping[str, float]) -> float:
+    """A ticket's rating: the mean mu of its players (a player without one: 0, a new one)."""
+    return sum(skill.get(p, 0.0) for p in ticket.players) / max(len(ticket.players), 1)
+
+
+def tables_to_form(
+    waiting: Sequence[W],
+    seats: int,
+    now: int,
+    skill: Mapping[str, float] | None = None,
+    window: Window = ANYONE,
+    private: bool = False,
+) -> list[list[W]]:
+    """The groups of tickets that form tables now.  The oldest ticket not yet seated
+    gathers, in queue order, the tickets within the window of it (see the module's
+    docstring) that fit: a full table forms; a table short of players forms with bots in the
+    empty seats once that oldest ticket has waited its bot fill time; otherwise it waits and
+    the next oldest tries.  Without ratings (``skill`` None) or in a private pool everyone is
+    within everyone's window: first come first seated."""
+    ratings = skill or {}
+    left = list(waiting)
+    mine = [skill_of(x, ratings) for x in left]
+    if skill is None:
+        window = ANYONE
+    widths = [window.of(x, now, private) for x in left]
     groups: list[list[W]] = []
-    current: list[W] = []
-    free = seats
-    for ticket in waiting:
-        size = len(ticket.players)
-        if size > free:
-            continue
-        current.append(ticket)
-        free -= size
-        if free == 0:
-            groups.append(current)
-            current, free = [], seats
-    if current and current[0].fill_ms is not None and current[0].fill_ms <= now:
-        groups.append(current)
+    i = 0
+    while i < len(left):
+        group, free = [i], seats - len(left[i].players)
+        for j in range(i + 1, len(left)):
+            if free == 0:
+                break
+            size = len(left[j].players)
+            if size > free or abs(mine[i] - mine[j]) > max(widths[i], widths[j]):
+                continue
+            group.append(j)
+            free -= size
+        fill = left[i].fill_ms
+        if free == 0 or (free < seats and fill is not None and fill <= now):
+            groups.append([left[k] for k in group])
+            taken = set(group)
+            left = [x for k, x in enumerate(left) if k not in taken]
+            mine = [x for k, x in enumerate(mine) if k not in taken]
+            widths = [x for k, x in enumerate(widths) if k not in taken]
+        else:
+            i += 1
     return groups
 
 

@@ -8,7 +8,10 @@ Every refusal is a ServiceError with a reason; the engine's reasons pass through
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import json
+import math
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
@@ -24,9 +27,10 @@ from services.common.grpc_errors import ServiceError, failed, invalid, missing, 
 from services.common.reasons import ServiceReason
 from services.common.server import add_service
 from services.common.wire import engine_pb2, matchmaker_pb2, replay_pb2
+from services.ratings.tables import PlayerRating
 
 from . import access as acc
-from .bots import DEFAULT_LEVEL, LEVELS
+from .bots import AUTO_LEVEL, LEVELS
 from .commands import Commands
 from .runner import Runner, room_message
 from .store import EVENTS_PAGE, HeldError, now_ms, ticket_pool_key
@@ -168,9 +172,9 @@ def config_of(request: M.EnqueueRequest) -> tuple[dict[str, Any], rules.Variant]
     """The table configuration a ticket asks for (checked), and its variant in its room."""
     room = room_of(request.room)
     v = variant_in_room(request.variant, room)
-    level = request.bot_level or DEFAULT_LEVEL
-    if level not in LEVELS:
-        known = ", ".join(LEVELS)
+    level = request.bot_level or AUTO_LEVEL
+    if level not in LEVELS and level != AUTO_LEVEL:
+        known = ", ".join([*LEVELS, AUTO_LEVEL])
         raise invalid(ServiceReason.INVALID_FIELD, f"bot_level is one of {known}", "bot_level")
     code = limits.check_id(request.private_code, "private_code", MAX_CODE, required=False)
     t = request.timers
@@ -497,6 +501,42 @@ class MatchmakerServicer:
         if hold is not None:
             out.ticket_id = hold["ticket_id"] or ""
             out.table_id = hold["table_id"] or ""
+        await self._ratings(out)
+        return out
+
+    async def _ratings(self, out: M.PlayerInfo) -> None:
+        """The player's ratings, and the last game's change once replay has rated it."""
+        for r in await self.runner.db(self.store.player_ratings, out.player_id):
+            out.ratings.append(rating_message(r))
+        if out.last_game_id:
+            change = await self.runner.db(self.store.rating_change, out.last_game_id, out.player_id)
+            if change is not None:
+                out.last_rating_change.CopyFrom(
+                    wire.rating_change(out.last_game_id, change["variant"], change)
+                )
+
+    @rpc
+    async def ListLeaderboard(
+        self, request: M.ListLeaderboardRequest, context: Any
+    ) -> M.ListLeaderboardResponse:
+        self.who(context)
+        if not request.variant:
+            raise missing("variant")
+        try:
+            variant = rules.variant(request.variant[:64]).name
+        except rules.VariantError as exc:
+            raise invalid(ServiceReason.UNKNOWN_VARIANT, str(exc), "variant") from None
+        size = request.page_size or 50
+        if not 1 <= size <= 500:
+            raise invalid(ServiceReason.INVALID_FIELD, "page_size must be 1–500", "page_size")
+        after = page_after(request.page_token, variant) if request.page_token else None
+        rows = await self.runner.db(self.store.leaderboard, variant, after, size)
+        out = M.ListLeaderboardResponse(entries=[rating_message(r) for r in rows])
+        if len(rows) == size:
+            last = rows[-1]
+            out.next_page_token = page_token(
+                variant, last.rating.ordinal, last.player_id, last.rank
+            )
         return out
 
     @rpc
@@ -543,6 +583,46 @@ class MatchmakerServicer:
             out.outbox_pending, out.outbox_lag_s = pending, lag
             out.tables_running, out.tickets_queued = running, queued
         return out
+
+
+def rating_message(r: PlayerRating) -> M.PlayerRating:
+    return M.PlayerRating(
+        player_id=r.player_id, variant=r.variant, mu=r.rating.mu, sigma=r.rating.sigma,
+        display=r.rating.display, provisional=r.provisional, games=r.games, rank=r.rank,
+    )  # fmt: skip
+
+
+MAX_PAGE_TOKEN = 1024
+
+
+def page_token(variant: str, ordinal: float, player_id: str, rank: int) -> str:
+    """An opaque token for the leaderboard page after (ordinal, player_id) at ``rank``."""
+    raw = json.dumps([variant, ordinal.hex(), player_id, rank], separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def page_after(token: str, variant: str) -> tuple[float, str, int]:
+    """The (ordinal, player id, rank) a page token names; INVALID_FIELD when it is not one
+    this service made for ``variant``."""
+    bad = invalid(
+        ServiceReason.INVALID_FIELD, "page_token is not a leaderboard token", "page_token"
+    )
+    if len(token) > MAX_PAGE_TOKEN:  # ours are a few hundred characters at most
+        raise bad
+    try:
+        padded = token + "=" * (-len(token) % 4)
+        data = json.loads(base64.urlsafe_b64decode(padded.encode("ascii")))
+        kind, ordinal_hex, player_id, rank = data
+        ordinal = float.fromhex(ordinal_hex)
+    except (ValueError, TypeError, UnicodeError, binascii.Error, RecursionError):
+        raise bad from None
+    if (
+        kind != variant or not isinstance(player_id, str) or not isinstance(rank, int)
+        or isinstance(rank, bool) or not 0 < rank < 2**31 or not math.isfinite(ordinal)
+        or not 0 < len(player_id) <= limits.MAX_PLAYER_ID
+    ):  # fmt: skip
+        raise bad
+    return ordinal, player_id, rank
 
 
 def add_to_server(server: grpc.aio.Server, servicer: MatchmakerServicer) -> Sequence[str]:

@@ -34,11 +34,15 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from services import rules
 from services.common.db import answers
 from services.common.wire import TABLE_EVENT_TYPES, matchmaker_pb2, replay_pb2
+from services.ratings import tables as ratings
+from services.ratings.model import closest_level
 
 from . import seating
 from .backends import FIXED, Conflict, backend_for
+from .bots import AUTO_LEVEL
 from .models import (
     holds,
     outbox,
@@ -120,7 +124,7 @@ def event_of(note: Note) -> matchmaker_pb2.TableEvent:
 
 def pool_key(config: dict[str, Any]) -> str:
     """Tickets wait with others of the same variant, room, timers, bot level and code."""
-    same = {k: v for k, v in config.items() if k != "bot_fill_after_ms"}
+    same = {k: v for k, v in config.items() if k not in ("bot_fill_after_ms", "bots")}
     raw = json.dumps(same, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(raw.encode()).hexdigest()
 
@@ -138,8 +142,12 @@ def bot_seat(level: str) -> Seat:
 
 
 class Store:
-    def __init__(self, engine: Engine, *, lock_pools: bool = True) -> None:
+    def __init__(
+        self, engine: Engine, *, lock_pools: bool = True, window: seating.Window | None = None
+    ) -> None:
         self.engine = engine
+        #: How far apart in rating a pool's tickets may sit together, by their wait.
+        self.window = window or seating.Window()
         #: Seating locks the pool's queued tickets (FOR UPDATE).  Off only in a test that
         #: shows the conditional writes of :meth:`_form` alone still seat nobody twice.
         self.lock_pools = lock_pools
@@ -325,13 +333,18 @@ class Store:
             rows = conn.execute(query).all()
             if not rows:
                 return formed
-            groups = seating.tables_to_form(rows, int(rows[0].config["players"]), now)
+            config = rows[0].config
+            private = bool(config.get("private_code"))
+            skill = self._skill(conn, config, [] if private else rows)
+            groups = seating.tables_to_form(
+                rows, int(config["players"]), now, skill, self.window, private
+            )
             if not groups:
                 return formed
             table_rows: list[dict[str, Any]] = []
             event_rows: list[dict[str, Any]] = []
             for group in groups:
-                table, evs = self._form(conn, group, now)
+                table, evs = self._form(conn, group, now, skill)
                 table_rows.append(table.values())
                 event_rows.extend(evs)
                 formed.append(table.table_id)
@@ -342,14 +355,42 @@ class Store:
             self._notify(conn, ticket_pool_key(pool))
         return formed
 
-    def _form(self, conn: Connection, group: list[Any], now: int) -> tuple[Table, list[Any]]:
+    def _skill(
+        self, conn: Connection, config: dict[str, Any], rows: Sequence[Any]
+    ) -> dict[str, float]:
+        """The mu of the rated players of ``rows`` in the pool's variant (the ratings replay
+        writes, in the database the two services share)."""
+        if not rows:
+            return {}
+        return ratings.mus_of(conn, config["variant"], [p for r in rows for p in r.players])
+
+    @staticmethod
+    def _bot_level(
+        conn: Connection, config: dict[str, Any], seats: list[Seat], skill: dict[str, float]
+    ) -> str:
+        """The table's bot level: the ticket's, or for "auto" the level whose fixed rating is
+        nearest the mean mu of the table's people in the variant (a new player: 0)."""
+        if config["bot_level"] != AUTO_LEVEL:
+            return str(config["bot_level"])
+        people = [s.player_id for s in seats]
+        if not skill:  # a private pool is seated without ratings
+            skill = ratings.mus_of(conn, config["variant"], people)
+        mean = sum(skill.get(p, 0.0) for p in people) / max(len(people), 1)
+        return closest_level(mean, rules.variant(config["variant"]).family)
+
+    def _form(
+        self, conn: Connection, group: list[Any], now: int, skill: dict[str, float]
+    ) -> tuple[Table, list[Any]]:
         config = dict(group[0].config)
         n = int(config["players"])
         table_id = uuid.uuid4().hex
         placed = seating.seats_of(group)
         seats = [Seat.human(p) for ticket in group for p in ticket.players]
+        # The table keeps the level chosen now, for every bot it ever seats ("bots": beside
+        # the level asked for, which names the table's pool for refills).
+        config["bots"] = self._bot_level(conn, config, seats, skill)
         while len(seats) < n:
-            seats.append(bot_seat(config["bot_level"]))
+            seats.append(bot_seat(config["bots"]))
         for ticket, mine in placed:
             # Conditional writes, the last line behind the pool lock: a ticket is seated
             # once, a hold (one per player: its key) gets one table.  A pass that lost the
@@ -411,6 +452,29 @@ class Store:
                 .order_by(player_stats.c.family)
             )
             return [dict(r._mapping) for r in rows]
+
+    # ------------------------------------------------------------------ ratings
+    # Replay writes them (services/ratings) in the database the two services share.
+    def player_ratings(self, player_id: str) -> list[ratings.PlayerRating]:
+        with self.reader.connect() as conn:
+            return ratings.ratings_of(conn, player_id)
+
+    def rating_change(self, game_id: str, player_id: str) -> dict[str, Any] | None:
+        with self.reader.connect() as conn:
+            return ratings.change_of(conn, game_id, player_id)
+
+    def leaderboard(
+        self, variant: str, after: tuple[float, str, int] | None, limit: int
+    ) -> list[ratings.PlayerRating]:
+        with self.reader.connect() as conn:
+            return ratings.leaderboard(conn, variant, after, limit)
+
+    def mean_ratings(self, variant: str, players: Sequence[str]) -> dict[str, float]:
+        """The mu of each of ``players`` rated in ``variant`` (the unrated are missing)."""
+        if not players:
+            return {}
+        with self.reader.connect() as conn:
+            return ratings.mus_of(conn, variant, players)
 
     # ------------------------------------------------------------------ tables
     def load(self, table_id: str) -> Table | None:

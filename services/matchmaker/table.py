@@ -190,7 +190,9 @@ class Table:
 
     @property
     def bot_level(self) -> str:
-        level: str = self.config["bot_level"]
+        """The level of the table's bots: the one chosen when it formed for ``"auto"``
+        (``bots``), else the one asked for."""
+        level: str = self.config.get("bots") or self.config["bot_level"]
         return level
 
     def seat_of(self, player_id: str) -> int | None:

@@ -24,7 +24,7 @@ import grpc
 from sqlalchemy.exc import OperationalError
 
 from services import rules
-from services.common import grpc_errors, limits, metrics
+from services.common import grpc_errors, limits, metrics, wire
 from services.common import logging as clog
 from services.common.fields import MAX_JSON, limited, rules_error, text
 from services.common.grpc_errors import ServiceError, invalid
@@ -306,7 +306,12 @@ class ReplayServicer:
     ) -> replay_pb2.GetGameResponse:
         game = await self._readable(self._who(context), request.game_id)
         header = await self._run(self.games.header, game.game_id)
-        return replay_pb2.GetGameResponse(game=summary(game), header_json=dumps(header))
+        out = replay_pb2.GetGameResponse(game=summary(game), header_json=dumps(header))
+        rated = await self._run(self.games.store.rating_changes, game.game_id)
+        if rated is not None:
+            variant, changes = rated
+            out.rating_changes.extend(wire.rating_change(game.game_id, variant, c) for c in changes)
+        return out
 
     @rpc
     async def StreamEvents(

@@ -28,6 +28,8 @@ from sqlalchemy import Connection, Engine, Select, Table, and_, select
 from sqlalchemy.exc import OperationalError
 
 from services.common.reasons import RulesReason, ServiceReason
+from services.ratings import tables as rating_tables
+from services.ratings.record import RatingWriter
 
 from .models import append_requests, events, game_players, games, metadata, player_stats
 
@@ -227,6 +229,7 @@ class Recorder:
         self._move_types = processors(games, *_MOVED)
         self._stats_types = processors(player_stats)
         m = self.mark
+        self.ratings = RatingWriter(engine, m)
 
         def values(table: Table) -> str:
             marks = ", ".join([m] * len(table.columns))
@@ -241,6 +244,7 @@ class Recorder:
             f"WHERE game_id = {m} AND head_seq = {m} AND head_hash = {m} AND status = 'running'"
         )
         self.seats = f"SELECT seat, player_id FROM game_players WHERE game_id = {m}"
+        self.variant = f"SELECT variant FROM games WHERE game_id = {m}"
         # Two games ending at once for one new player both count: one statement inserts the
         # row or adds to it, never an UPDATE then an INSERT that races.
         self.add_totals = (
@@ -295,7 +299,9 @@ class Recorder:
                 )))  # fmt: skip
             cur.executemany(self.insert_events, rows)
             if w.ending is not None:
-                self._add_totals(cur, w)
+                seats = self._seats(cur, w)
+                self._add_totals(cur, w, seats)
+                self._rate(cur, w, seats)
             raw.commit()
             return True
         except self.operational_error as exc:
@@ -307,14 +313,28 @@ class Recorder:
         finally:
             raw.close()  # back to the pool
 
-    def _add_totals(self, cur: Any, w: _Write) -> None:
-        """Every player's running total of the game's family (bots keep none)."""
+    def _seats(self, cur: Any, w: _Write) -> list[tuple[int, str]]:
+        """The game's (seat, player id) pairs, in seat order."""
+        if w.header is not None:
+            return list(enumerate(w.header.players))
+        cur.execute(self.seats, (w.game_id,))
+        return sorted((int(seat), str(player)) for seat, player in cur.fetchall())
+
+    def _rate(self, cur: Any, w: _Write, seats: list[tuple[int, str]]) -> None:
+        """The game's ratings, after every game of its variant whose end was stored before
+        (services/ratings/record.py takes the turn)."""
         assert w.ending is not None
         if w.header is not None:
-            seats = list(enumerate(w.header.players))
+            variant = w.header.variant
         else:
-            cur.execute(self.seats, (w.game_id,))
-            seats = [(int(seat), str(player)) for seat, player in cur.fetchall()]
+            cur.execute(self.variant, (w.game_id,))
+            variant = str(cur.fetchone()[0])
+        players = [p for _, p in seats]
+        self.ratings.rate_game(cur, w.game_id, variant, players, w.ending.result)
+
+    def _add_totals(self, cur: Any, w: _Write, seats: list[tuple[int, str]]) -> None:
+        """Every player's running total of the game's family (bots keep none)."""
+        assert w.ending is not None
         scores, family = w.ending.scores, w.ending.family
         ended = next((e.server_time for e in w.events if e.type == "game_over"), None) or w.now
         rows = [
@@ -601,6 +621,12 @@ class EventStore:
         """The first sequence number whose stored hash, order or payload does not follow from
         the chain (a tampered row), or None when the whole chain and the head hold."""
         return first_chain_break(*self.game_and_events(game_id, with_players=False))
+
+    def rating_changes(self, game_id: str) -> tuple[str, list[dict[str, Any]]] | None:
+        """A rated game's variant and each seat's rating before and after, or None."""
+        with self.engine.connect() as conn:
+            found = rating_tables.changes_of(conn, game_id)
+        return None if found is None else (found[0], list(found[1]))
 
     def player_stats(self, player_id: str) -> list[PlayerStats]:
         with self.engine.connect() as conn:

@@ -64,6 +64,13 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
             assert sorted(left) == sorted(app.last_hand)
             mine = render.cards_plain(sorted(left)) if left else "played out"
             assert f"you: {mine}" in text
+            # The rating and this game's change, once replay has rated it (a game with a
+            # score always counts; a new player is provisional).
+            await until(pilot, lambda: "Rating 等级分" in str(
+                app.query_one("#settlement").render()))  # fmt: skip
+            change = app.session.player().last_rating_change
+            shown = render.rating_line(change.display, change.display_before, provisional=True)
+            assert shown in str(app.query_one("#settlement").render())
             hand = app.query_one("#hand", HandView)
             assert sorted(hand.cards) == sorted(app.last_hand)
             v = rules.variant(variant)
@@ -342,6 +349,13 @@ def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
             assert "recomputed" in svg and "recorded" in svg
             audit = str(watcher.query_one("#audit").render())
             assert "✓" in audit and "✗" not in audit
+            # An escape is rated (the escaper last): each person's change, by seat.
+            assert [c.player_id.startswith("bot:") for c in game.ratings].count(False) == 1
+            mine = next(c for c in game.ratings if not c.player_id.startswith("bot:"))
+            assert mine.mu < mine.mu_before
+            shown = str(watcher.query_one("#settlement").render())
+            assert "Rating" in shown
+            assert render.rating_text(mine.display, mine.display_before) in shown
             await pilot.press("left")
             assert "leaves the game" in str(watcher.query_one("#step").render())
             await pilot.press("q")

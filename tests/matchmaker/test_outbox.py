@@ -99,7 +99,12 @@ def test_the_outbox_game_index_migrates_up_and_down(db_url: str) -> None:
         assert INDEX not in indexes()
         missing = diff()
         assert sorted((d[0], d[1].name) for d in missing) == [
-            ("add_index", INDEX), ("add_table", "mm_player_stats")  # 0006's too
+            ("add_index", INDEX),
+            ("add_index", "ix_player_ratings_variant_ordinal"),  # 0007's
+            ("add_index", "ix_rated_games_variant_seq"),
+            ("add_table", "mm_player_stats"),  # 0006's
+            ("add_table", "player_ratings"), ("add_table", "rated_games"),  # 0007's
+            ("add_table", "rating_heads"),
         ]  # fmt: skip
         upgrade(db_url)
         assert INDEX in indexes() and diff() == []

@@ -368,7 +368,7 @@ class GetPlayerRequest(_message.Message):
     def __init__(self, player_id: _Optional[str] = ...) -> None: ...
 
 class PlayerInfo(_message.Message):
-    __slots__ = ("player_id", "last_game_id", "last_score", "totals", "title", "ticket_id", "table_id")
+    __slots__ = ("player_id", "last_game_id", "last_score", "totals", "title", "ticket_id", "table_id", "ratings", "last_rating_change")
     PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
     LAST_GAME_ID_FIELD_NUMBER: _ClassVar[int]
     LAST_SCORE_FIELD_NUMBER: _ClassVar[int]
@@ -376,6 +376,8 @@ class PlayerInfo(_message.Message):
     TITLE_FIELD_NUMBER: _ClassVar[int]
     TICKET_ID_FIELD_NUMBER: _ClassVar[int]
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]
+    RATINGS_FIELD_NUMBER: _ClassVar[int]
+    LAST_RATING_CHANGE_FIELD_NUMBER: _ClassVar[int]
     player_id: str
     last_game_id: str
     last_score: int
@@ -383,7 +385,47 @@ class PlayerInfo(_message.Message):
     title: _replay_pb2.PlayerTitle
     ticket_id: str
     table_id: str
-    def __init__(self, player_id: _Optional[str] = ..., last_game_id: _Optional[str] = ..., last_score: _Optional[int] = ..., totals: _Optional[_Iterable[_Union[_replay_pb2.FamilyTotal, _Mapping]]] = ..., title: _Optional[_Union[_replay_pb2.PlayerTitle, _Mapping]] = ..., ticket_id: _Optional[str] = ..., table_id: _Optional[str] = ...) -> None: ...
+    ratings: _containers.RepeatedCompositeFieldContainer[PlayerRating]
+    last_rating_change: _replay_pb2.RatingChange
+    def __init__(self, player_id: _Optional[str] = ..., last_game_id: _Optional[str] = ..., last_score: _Optional[int] = ..., totals: _Optional[_Iterable[_Union[_replay_pb2.FamilyTotal, _Mapping]]] = ..., title: _Optional[_Union[_replay_pb2.PlayerTitle, _Mapping]] = ..., ticket_id: _Optional[str] = ..., table_id: _Optional[str] = ..., ratings: _Optional[_Iterable[_Union[PlayerRating, _Mapping]]] = ..., last_rating_change: _Optional[_Union[_replay_pb2.RatingChange, _Mapping]] = ...) -> None: ...
+
+class PlayerRating(_message.Message):
+    __slots__ = ("player_id", "variant", "mu", "sigma", "display", "provisional", "games", "rank")
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_FIELD_NUMBER: _ClassVar[int]
+    PROVISIONAL_FIELD_NUMBER: _ClassVar[int]
+    GAMES_FIELD_NUMBER: _ClassVar[int]
+    RANK_FIELD_NUMBER: _ClassVar[int]
+    player_id: str
+    variant: str
+    mu: float
+    sigma: float
+    display: int
+    provisional: bool
+    games: int
+    rank: int
+    def __init__(self, player_id: _Optional[str] = ..., variant: _Optional[str] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., display: _Optional[int] = ..., provisional: _Optional[bool] = ..., games: _Optional[int] = ..., rank: _Optional[int] = ...) -> None: ...
+
+class ListLeaderboardRequest(_message.Message):
+    __slots__ = ("variant", "page_size", "page_token")
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    variant: str
+    page_size: int
+    page_token: str
+    def __init__(self, variant: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
+
+class ListLeaderboardResponse(_message.Message):
+    __slots__ = ("entries", "next_page_token")
+    ENTRIES_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    entries: _containers.RepeatedCompositeFieldContainer[PlayerRating]
+    next_page_token: str
+    def __init__(self, entries: _Optional[_Iterable[_Union[PlayerRating, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ListTablesRequest(_message.Message):
     __slots__ = ("variant", "state", "page_size")

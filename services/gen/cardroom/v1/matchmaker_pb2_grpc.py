@@ -96,6 +96,11 @@ class MatchmakerServiceStub:
                 request_serializer=cardroom_dot_v1_dot_matchmaker__pb2.GetPlayerRequest.SerializeToString,
                 response_deserializer=cardroom_dot_v1_dot_matchmaker__pb2.PlayerInfo.FromString,
                 _registered_method=True)
+        self.ListLeaderboard = channel.unary_unary(
+                '/cardroom.v1.MatchmakerService/ListLeaderboard',
+                request_serializer=cardroom_dot_v1_dot_matchmaker__pb2.ListLeaderboardRequest.SerializeToString,
+                response_deserializer=cardroom_dot_v1_dot_matchmaker__pb2.ListLeaderboardResponse.FromString,
+                _registered_method=True)
         self.ListTables = channel.unary_unary(
                 '/cardroom.v1.MatchmakerService/ListTables',
                 request_serializer=cardroom_dot_v1_dot_matchmaker__pb2.ListTablesRequest.SerializeToString,
@@ -214,6 +219,17 @@ class MatchmakerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListLeaderboard(self, request, context):
+        """A variant's players by rating, best first (the conservative rating mu − 3 sigma, then
+        player id), a page at a time; the same credentials as GetPlayer (a player credential
+        reads the whole board).  Ratings are replay's: they follow a game's end by the outbox's
+        delivery.  Errors: MISSING_FIELD (variant), UNKNOWN_VARIANT, INVALID_FIELD (page_size,
+        page_token).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListTables(self, request, context):
         """For operators: tables by variant and state, newest first.
         Errors: INVALID_FIELD (page_size).  Access: back-end tokens only.
@@ -287,6 +303,11 @@ def add_MatchmakerServiceServicer_to_server(servicer, server):
                     servicer.GetPlayer,
                     request_deserializer=cardroom_dot_v1_dot_matchmaker__pb2.GetPlayerRequest.FromString,
                     response_serializer=cardroom_dot_v1_dot_matchmaker__pb2.PlayerInfo.SerializeToString,
+            ),
+            'ListLeaderboard': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListLeaderboard,
+                    request_deserializer=cardroom_dot_v1_dot_matchmaker__pb2.ListLeaderboardRequest.FromString,
+                    response_serializer=cardroom_dot_v1_dot_matchmaker__pb2.ListLeaderboardResponse.SerializeToString,
             ),
             'ListTables': grpc.unary_unary_rpc_method_handler(
                     servicer.ListTables,
@@ -602,6 +623,33 @@ class MatchmakerService:
             '/cardroom.v1.MatchmakerService/GetPlayer',
             cardroom_dot_v1_dot_matchmaker__pb2.GetPlayerRequest.SerializeToString,
             cardroom_dot_v1_dot_matchmaker__pb2.PlayerInfo.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListLeaderboard(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardroom.v1.MatchmakerService/ListLeaderboard',
+            cardroom_dot_v1_dot_matchmaker__pb2.ListLeaderboardRequest.SerializeToString,
+            cardroom_dot_v1_dot_matchmaker__pb2.ListLeaderboardResponse.FromString,
             options,
             channel_credentials,
             insecure,

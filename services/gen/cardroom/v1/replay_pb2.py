@@ -26,15 +26,15 @@ from cardroom.v1 import common_pb2 as cardroom_dot_v1_dot_common__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdroom/v1/replay.proto\x12\x0b\x63\x61rdroom.v1\x1a\x18\x63\x61rdroom/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\x13\x41ppendEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpected_seq\x18\x02 \x01(\x04\x12\"\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x12.cardroom.v1.Event\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"\x8f\x01\n\x14\x41ppendEventsResponse\x12\x11\n\tfirst_seq\x18\x01 \x01(\x04\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\x12\x11\n\thead_hash\x18\x03 \x01(\x0c\x12\x10\n\x08replayed\x18\x04 \x01(\x08\x12-\n\x06status\x18\x05 \x01(\x0e\x32\x1d.cardroom.v1.ReplayGameStatus\"\xae\x02\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\x05\x12-\n\x06status\x18\x04 \x01(\x0e\x32\x1d.cardroom.v1.ReplayGameStatus\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08head_seq\x18\x07 \x01(\x04\x12\x11\n\thead_hash\x18\x08 \x01(\x0c\x12\x0f\n\x07players\x18\t \x03(\t\x12\x13\n\x0bresult_json\x18\n \x01(\t\x12\x0e\n\x06scores\x18\x0b \x03(\x03\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"N\n\x0fGetGameResponse\x12&\n\x04game\x18\x01 \x01(\x0b\x32\x18.cardroom.v1.GameSummary\x12\x13\n\x0bheader_json\x18\x02 \x01(\t\"d\n\x13StreamEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x02 \x01(\x04\x12\x0e\n\x06\x66ollow\x18\x03 \x01(\x08\x12\x11\n\x04seat\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"G\n\x14StreamEventsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.cardroom.v1.Event\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\"\xf3\x01\n\x10ListGamesRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12-\n\x06status\x18\x03 \x01(\x0e\x32\x1d.cardroom.v1.ReplayGameStatus\x12\x31\n\rcreated_after\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0e\x63reated_before\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tpage_size\x18\x06 \x01(\x05\x12\x12\n\npage_token\x18\x07 \x01(\t\"U\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.cardroom.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"$\n\x11\x45xportGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"<\n\x12\x45xportGameResponse\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\x12\x11\n\thead_hash\x18\x02 \x01(\x0c\"9\n\x11ImportGameRequest\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\"\x85\x01\n\x12ImportGameResponse\x12&\n\x04game\x18\x01 \x01(\x0b\x32\x18.cardroom.v1.GameSummary\x12\x35\n\x0cverification\x18\x02 \x01(\x0b\x32\x1f.cardroom.v1.VerifyGameResponse\x12\x10\n\x08replayed\x18\x03 \x01(\x08\"$\n\x11VerifyGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\xb8\x01\n\x12VerifyGameResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x10\n\x08\x63hain_ok\x18\x02 \x01(\x08\x12\x11\n\treplay_ok\x18\x03 \x01(\x08\x12\x15\n\rfirst_bad_seq\x18\x04 \x01(\x04\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x0e\n\x06\x64\x65tail\x18\x06 \x01(\t\x12\x0e\n\x06\x65vents\x18\x07 \x01(\x04\x12\x11\n\thead_hash\x18\x08 \x01(\x0c\x12\x17\n\x0fsettlement_json\x18\t \x01(\t\"%\n\x12\x41uditEscapeRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"p\n\tAuditBomb\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04size\x18\x03 \x01(\x05\x12\x0c\n\x04rank\x18\x04 \x01(\t\x12\x0b\n\x03led\x18\x05 \x01(\x08\x12\x0e\n\x06\x66\x61\x63tor\x18\x06 \x01(\x03\x12\x0e\n\x06\x64\x65tail\x18\x07 \x01(\t\"\x90\x01\n\tAuditStep\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrecomputed\x18\x02 \x01(\x03\x12\x16\n\x0erecomputed_how\x18\x03 \x01(\t\x12\x15\n\x08recorded\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\x14\n\x0crecorded_how\x18\x05 \x01(\t\x12\x0f\n\x07matches\x18\x06 \x01(\x08\x42\x0b\n\t_recorded\"\xa3\x03\n\x13\x41uditEscapeResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0f\n\x07\x65scaper\x18\x03 \x01(\x05\x12\x11\n\tleave_seq\x18\x04 \x01(\x04\x12\r\n\x05stake\x18\x05 \x01(\x03\x12\x0b\n\x03\x62id\x18\x06 \x01(\x05\x12\x1b\n\x0emax_multiplier\x18\x07 \x01(\x03H\x00\x88\x01\x01\x12\x1e\n\x11\x65scape_multiplier\x18\x08 \x01(\x03H\x01\x88\x01\x01\x12%\n\x05\x62ombs\x18\t \x03(\x0b\x32\x16.cardroom.v1.AuditBomb\x12%\n\x05steps\x18\n \x03(\x0b\x32\x16.cardroom.v1.AuditStep\x12\x19\n\x11recomputed_scores\x18\x0b \x03(\x03\x12\x17\n\x0frecorded_scores\x18\x0c \x03(\x03\x12\x12\n\nconsistent\x18\r \x01(\x08\x12\x17\n\x0frecomputed_json\x18\x0e \x01(\t\x12\x15\n\rrecorded_json\x18\x0f \x01(\tB\x11\n\x0f_max_multiplierB\x14\n\x12_escape_multiplier\"*\n\x15GetPlayerStatsRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\"e\n\x0b\x46\x61milyTotal\x12\x0e\n\x06\x66\x61mily\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x01(\x03\x12\r\n\x05total\x18\x03 \x01(\x03\x12\x14\n\x0clast_game_id\x18\x04 \x01(\t\x12\x12\n\nlast_score\x18\x05 \x01(\x03\">\n\x0bPlayerTitle\x12\r\n\x05level\x18\x01 \x01(\x05\x12\x0f\n\x07\x63hinese\x18\x02 \x01(\t\x12\x0f\n\x07\x65nglish\x18\x03 \x01(\t\"\xa8\x01\n\x16GetPlayerStatsResponse\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x14\n\x0clast_game_id\x18\x02 \x01(\t\x12\x12\n\nlast_score\x18\x03 \x01(\x03\x12(\n\x06totals\x18\x04 \x03(\x0b\x32\x18.cardroom.v1.FamilyTotal\x12\'\n\x05title\x18\x05 \x01(\x0b\x32\x18.cardroom.v1.PlayerTitle*\xd8\x01\n\x10ReplayGameStatus\x12\"\n\x1eREPLAY_GAME_STATUS_UNSPECIFIED\x10\x00\x12\x1e\n\x1aREPLAY_GAME_STATUS_RUNNING\x10\x01\x12\x1f\n\x1bREPLAY_GAME_STATUS_FINISHED\x10\x02\x12\x1e\n\x1aREPLAY_GAME_STATUS_ESCAPED\x10\x03\x12 \n\x1cREPLAY_GAME_STATUS_DISBANDED\x10\x04\x12\x1d\n\x19REPLAY_GAME_STATUS_REDEAL\x10\x05\x32\xe7\x05\n\rReplayService\x12S\n\x0c\x41ppendEvents\x12 .cardroom.v1.AppendEventsRequest\x1a!.cardroom.v1.AppendEventsResponse\x12\x44\n\x07GetGame\x12\x1b.cardroom.v1.GetGameRequest\x1a\x1c.cardroom.v1.GetGameResponse\x12U\n\x0cStreamEvents\x12 .cardroom.v1.StreamEventsRequest\x1a!.cardroom.v1.StreamEventsResponse0\x01\x12J\n\tListGames\x12\x1d.cardroom.v1.ListGamesRequest\x1a\x1e.cardroom.v1.ListGamesResponse\x12M\n\nExportGame\x12\x1e.cardroom.v1.ExportGameRequest\x1a\x1f.cardroom.v1.ExportGameResponse\x12M\n\nImportGame\x12\x1e.cardroom.v1.ImportGameRequest\x1a\x1f.cardroom.v1.ImportGameResponse\x12M\n\nVerifyGame\x12\x1e.cardroom.v1.VerifyGameRequest\x1a\x1f.cardroom.v1.VerifyGameResponse\x12P\n\x0b\x41uditEscape\x12\x1f.cardroom.v1.AuditEscapeRequest\x1a .cardroom.v1.AuditEscapeResponse\x12Y\n\x0eGetPlayerStats\x12\".cardroom.v1.GetPlayerStatsRequest\x1a#.cardroom.v1.GetPlayerStatsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x63\x61rdroom/v1/replay.proto\x12\x0b\x63\x61rdroom.v1\x1a\x18\x63\x61rdroom/v1/common.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"t\n\x13\x41ppendEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x14\n\x0c\x65xpected_seq\x18\x02 \x01(\x04\x12\"\n\x06\x65vents\x18\x03 \x03(\x0b\x32\x12.cardroom.v1.Event\x12\x12\n\nrequest_id\x18\x04 \x01(\t\"\x8f\x01\n\x14\x41ppendEventsResponse\x12\x11\n\tfirst_seq\x18\x01 \x01(\x04\x12\x10\n\x08last_seq\x18\x02 \x01(\x04\x12\x11\n\thead_hash\x18\x03 \x01(\x0c\x12\x10\n\x08replayed\x18\x04 \x01(\x08\x12-\n\x06status\x18\x05 \x01(\x0e\x32\x1d.cardroom.v1.ReplayGameStatus\"\xae\x02\n\x0bGameSummary\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x15\n\rrules_version\x18\x03 \x01(\x05\x12-\n\x06status\x18\x04 \x01(\x0e\x32\x1d.cardroom.v1.ReplayGameStatus\x12.\n\ncreated_at\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nded_at\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x10\n\x08head_seq\x18\x07 \x01(\x04\x12\x11\n\thead_hash\x18\x08 \x01(\x0c\x12\x0f\n\x07players\x18\t \x03(\t\x12\x13\n\x0bresult_json\x18\n \x01(\t\x12\x0e\n\x06scores\x18\x0b \x03(\x03\"!\n\x0eGetGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\x81\x01\n\x0fGetGameResponse\x12&\n\x04game\x18\x01 \x01(\x0b\x32\x18.cardroom.v1.GameSummary\x12\x13\n\x0bheader_json\x18\x02 \x01(\t\x12\x31\n\x0erating_changes\x18\x03 \x03(\x0b\x32\x19.cardroom.v1.RatingChange\"\xbe\x01\n\x0cRatingChange\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x11\n\tmu_before\x18\x03 \x01(\x01\x12\x14\n\x0csigma_before\x18\x04 \x01(\x01\x12\n\n\x02mu\x18\x05 \x01(\x01\x12\r\n\x05sigma\x18\x06 \x01(\x01\x12\x16\n\x0e\x64isplay_before\x18\x07 \x01(\x05\x12\x0f\n\x07\x64isplay\x18\x08 \x01(\x05\x12\x0c\n\x04seat\x18\t \x01(\x05\x12\x11\n\tplayer_id\x18\n \x01(\t\"d\n\x13StreamEventsRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x10\n\x08\x66rom_seq\x18\x02 \x01(\x04\x12\x0e\n\x06\x66ollow\x18\x03 \x01(\x08\x12\x11\n\x04seat\x18\x04 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"G\n\x14StreamEventsResponse\x12!\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x12.cardroom.v1.Event\x12\x0c\n\x04hash\x18\x02 \x01(\x0c\"\xf3\x01\n\x10ListGamesRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12-\n\x06status\x18\x03 \x01(\x0e\x32\x1d.cardroom.v1.ReplayGameStatus\x12\x31\n\rcreated_after\x18\x04 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x32\n\x0e\x63reated_before\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x11\n\tpage_size\x18\x06 \x01(\x05\x12\x12\n\npage_token\x18\x07 \x01(\t\"U\n\x11ListGamesResponse\x12\'\n\x05games\x18\x01 \x03(\x0b\x32\x18.cardroom.v1.GameSummary\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"$\n\x11\x45xportGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"<\n\x12\x45xportGameResponse\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\x12\x11\n\thead_hash\x18\x02 \x01(\x0c\"9\n\x11ImportGameRequest\x12\x13\n\x0brecord_json\x18\x01 \x01(\t\x12\x0f\n\x07game_id\x18\x02 \x01(\t\"\x85\x01\n\x12ImportGameResponse\x12&\n\x04game\x18\x01 \x01(\x0b\x32\x18.cardroom.v1.GameSummary\x12\x35\n\x0cverification\x18\x02 \x01(\x0b\x32\x1f.cardroom.v1.VerifyGameResponse\x12\x10\n\x08replayed\x18\x03 \x01(\x08\"$\n\x11VerifyGameRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"\xb8\x01\n\x12VerifyGameResponse\x12\n\n\x02ok\x18\x01 \x01(\x08\x12\x10\n\x08\x63hain_ok\x18\x02 \x01(\x08\x12\x11\n\treplay_ok\x18\x03 \x01(\x08\x12\x15\n\rfirst_bad_seq\x18\x04 \x01(\x04\x12\x0e\n\x06reason\x18\x05 \x01(\t\x12\x0e\n\x06\x64\x65tail\x18\x06 \x01(\t\x12\x0e\n\x06\x65vents\x18\x07 \x01(\x04\x12\x11\n\thead_hash\x18\x08 \x01(\x0c\x12\x17\n\x0fsettlement_json\x18\t \x01(\t\"%\n\x12\x41uditEscapeRequest\x12\x0f\n\x07game_id\x18\x01 \x01(\t\"p\n\tAuditBomb\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04size\x18\x03 \x01(\x05\x12\x0c\n\x04rank\x18\x04 \x01(\t\x12\x0b\n\x03led\x18\x05 \x01(\x08\x12\x0e\n\x06\x66\x61\x63tor\x18\x06 \x01(\x03\x12\x0e\n\x06\x64\x65tail\x18\x07 \x01(\t\"\x90\x01\n\tAuditStep\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrecomputed\x18\x02 \x01(\x03\x12\x16\n\x0erecomputed_how\x18\x03 \x01(\t\x12\x15\n\x08recorded\x18\x04 \x01(\x03H\x00\x88\x01\x01\x12\x14\n\x0crecorded_how\x18\x05 \x01(\t\x12\x0f\n\x07matches\x18\x06 \x01(\x08\x42\x0b\n\t_recorded\"\xa3\x03\n\x13\x41uditEscapeResponse\x12\x0f\n\x07game_id\x18\x01 \x01(\t\x12\x0f\n\x07variant\x18\x02 \x01(\t\x12\x0f\n\x07\x65scaper\x18\x03 \x01(\x05\x12\x11\n\tleave_seq\x18\x04 \x01(\x04\x12\r\n\x05stake\x18\x05 \x01(\x03\x12\x0b\n\x03\x62id\x18\x06 \x01(\x05\x12\x1b\n\x0emax_multiplier\x18\x07 \x01(\x03H\x00\x88\x01\x01\x12\x1e\n\x11\x65scape_multiplier\x18\x08 \x01(\x03H\x01\x88\x01\x01\x12%\n\x05\x62ombs\x18\t \x03(\x0b\x32\x16.cardroom.v1.AuditBomb\x12%\n\x05steps\x18\n \x03(\x0b\x32\x16.cardroom.v1.AuditStep\x12\x19\n\x11recomputed_scores\x18\x0b \x03(\x03\x12\x17\n\x0frecorded_scores\x18\x0c \x03(\x03\x12\x12\n\nconsistent\x18\r \x01(\x08\x12\x17\n\x0frecomputed_json\x18\x0e \x01(\t\x12\x15\n\rrecorded_json\x18\x0f \x01(\tB\x11\n\x0f_max_multiplierB\x14\n\x12_escape_multiplier\"*\n\x15GetPlayerStatsRequest\x12\x11\n\tplayer_id\x18\x01 \x01(\t\"e\n\x0b\x46\x61milyTotal\x12\x0e\n\x06\x66\x61mily\x18\x01 \x01(\t\x12\r\n\x05games\x18\x02 \x01(\x03\x12\r\n\x05total\x18\x03 \x01(\x03\x12\x14\n\x0clast_game_id\x18\x04 \x01(\t\x12\x12\n\nlast_score\x18\x05 \x01(\x03\">\n\x0bPlayerTitle\x12\r\n\x05level\x18\x01 \x01(\x05\x12\x0f\n\x07\x63hinese\x18\x02 \x01(\t\x12\x0f\n\x07\x65nglish\x18\x03 \x01(\t\"\xa8\x01\n\x16GetPlayerStatsResponse\x12\x11\n\tplayer_id\x18\x01 \x01(\t\x12\x14\n\x0clast_game_id\x18\x02 \x01(\t\x12\x12\n\nlast_score\x18\x03 \x01(\x03\x12(\n\x06totals\x18\x04 \x03(\x0b\x32\x18.cardroom.v1.FamilyTotal\x12\'\n\x05title\x18\x05 \x01(\x0b\x32\x18.cardroom.v1.PlayerTitle*\xd8\x01\n\x10ReplayGameStatus\x12\"\n\x1eREPLAY_GAME_STATUS_UNSPECIFIED\x10\x00\x12\x1e\n\x1aREPLAY_GAME_STATUS_RUNNING\x10\x01\x12\x1f\n\x1bREPLAY_GAME_STATUS_FINISHED\x10\x02\x12\x1e\n\x1aREPLAY_GAME_STATUS_ESCAPED\x10\x03\x12 \n\x1cREPLAY_GAME_STATUS_DISBANDED\x10\x04\x12\x1d\n\x19REPLAY_GAME_STATUS_REDEAL\x10\x05\x32\xe7\x05\n\rReplayService\x12S\n\x0c\x41ppendEvents\x12 .cardroom.v1.AppendEventsRequest\x1a!.cardroom.v1.AppendEventsResponse\x12\x44\n\x07GetGame\x12\x1b.cardroom.v1.GetGameRequest\x1a\x1c.cardroom.v1.GetGameResponse\x12U\n\x0cStreamEvents\x12 .cardroom.v1.StreamEventsRequest\x1a!.cardroom.v1.StreamEventsResponse0\x01\x12J\n\tListGames\x12\x1d.cardroom.v1.ListGamesRequest\x1a\x1e.cardroom.v1.ListGamesResponse\x12M\n\nExportGame\x12\x1e.cardroom.v1.ExportGameRequest\x1a\x1f.cardroom.v1.ExportGameResponse\x12M\n\nImportGame\x12\x1e.cardroom.v1.ImportGameRequest\x1a\x1f.cardroom.v1.ImportGameResponse\x12M\n\nVerifyGame\x12\x1e.cardroom.v1.VerifyGameRequest\x1a\x1f.cardroom.v1.VerifyGameResponse\x12P\n\x0b\x41uditEscape\x12\x1f.cardroom.v1.AuditEscapeRequest\x1a .cardroom.v1.AuditEscapeResponse\x12Y\n\x0eGetPlayerStats\x12\".cardroom.v1.GetPlayerStatsRequest\x1a#.cardroom.v1.GetPlayerStatsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'cardroom.v1.replay_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_REPLAYGAMESTATUS']._serialized_start=2917
-  _globals['_REPLAYGAMESTATUS']._serialized_end=3133
+  _globals['_REPLAYGAMESTATUS']._serialized_start=3162
+  _globals['_REPLAYGAMESTATUS']._serialized_end=3378
   _globals['_APPENDEVENTSREQUEST']._serialized_start=100
   _globals['_APPENDEVENTSREQUEST']._serialized_end=216
   _globals['_APPENDEVENTSRESPONSE']._serialized_start=219
@@ -43,44 +43,46 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_GAMESUMMARY']._serialized_end=667
   _globals['_GETGAMEREQUEST']._serialized_start=669
   _globals['_GETGAMEREQUEST']._serialized_end=702
-  _globals['_GETGAMERESPONSE']._serialized_start=704
-  _globals['_GETGAMERESPONSE']._serialized_end=782
-  _globals['_STREAMEVENTSREQUEST']._serialized_start=784
-  _globals['_STREAMEVENTSREQUEST']._serialized_end=884
-  _globals['_STREAMEVENTSRESPONSE']._serialized_start=886
-  _globals['_STREAMEVENTSRESPONSE']._serialized_end=957
-  _globals['_LISTGAMESREQUEST']._serialized_start=960
-  _globals['_LISTGAMESREQUEST']._serialized_end=1203
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1205
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1290
-  _globals['_EXPORTGAMEREQUEST']._serialized_start=1292
-  _globals['_EXPORTGAMEREQUEST']._serialized_end=1328
-  _globals['_EXPORTGAMERESPONSE']._serialized_start=1330
-  _globals['_EXPORTGAMERESPONSE']._serialized_end=1390
-  _globals['_IMPORTGAMEREQUEST']._serialized_start=1392
-  _globals['_IMPORTGAMEREQUEST']._serialized_end=1449
-  _globals['_IMPORTGAMERESPONSE']._serialized_start=1452
-  _globals['_IMPORTGAMERESPONSE']._serialized_end=1585
-  _globals['_VERIFYGAMEREQUEST']._serialized_start=1587
-  _globals['_VERIFYGAMEREQUEST']._serialized_end=1623
-  _globals['_VERIFYGAMERESPONSE']._serialized_start=1626
-  _globals['_VERIFYGAMERESPONSE']._serialized_end=1810
-  _globals['_AUDITESCAPEREQUEST']._serialized_start=1812
-  _globals['_AUDITESCAPEREQUEST']._serialized_end=1849
-  _globals['_AUDITBOMB']._serialized_start=1851
-  _globals['_AUDITBOMB']._serialized_end=1963
-  _globals['_AUDITSTEP']._serialized_start=1966
-  _globals['_AUDITSTEP']._serialized_end=2110
-  _globals['_AUDITESCAPERESPONSE']._serialized_start=2113
-  _globals['_AUDITESCAPERESPONSE']._serialized_end=2532
-  _globals['_GETPLAYERSTATSREQUEST']._serialized_start=2534
-  _globals['_GETPLAYERSTATSREQUEST']._serialized_end=2576
-  _globals['_FAMILYTOTAL']._serialized_start=2578
-  _globals['_FAMILYTOTAL']._serialized_end=2679
-  _globals['_PLAYERTITLE']._serialized_start=2681
-  _globals['_PLAYERTITLE']._serialized_end=2743
-  _globals['_GETPLAYERSTATSRESPONSE']._serialized_start=2746
-  _globals['_GETPLAYERSTATSRESPONSE']._serialized_end=2914
-  _globals['_REPLAYSERVICE']._serialized_start=3136
-  _globals['_REPLAYSERVICE']._serialized_end=3879
+  _globals['_GETGAMERESPONSE']._serialized_start=705
+  _globals['_GETGAMERESPONSE']._serialized_end=834
+  _globals['_RATINGCHANGE']._serialized_start=837
+  _globals['_RATINGCHANGE']._serialized_end=1027
+  _globals['_STREAMEVENTSREQUEST']._serialized_start=1029
+  _globals['_STREAMEVENTSREQUEST']._serialized_end=1129
+  _globals['_STREAMEVENTSRESPONSE']._serialized_start=1131
+  _globals['_STREAMEVENTSRESPONSE']._serialized_end=1202
+  _globals['_LISTGAMESREQUEST']._serialized_start=1205
+  _globals['_LISTGAMESREQUEST']._serialized_end=1448
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1450
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1535
+  _globals['_EXPORTGAMEREQUEST']._serialized_start=1537
+  _globals['_EXPORTGAMEREQUEST']._serialized_end=1573
+  _globals['_EXPORTGAMERESPONSE']._serialized_start=1575
+  _globals['_EXPORTGAMERESPONSE']._serialized_end=1635
+  _globals['_IMPORTGAMEREQUEST']._serialized_start=1637
+  _globals['_IMPORTGAMEREQUEST']._serialized_end=1694
+  _globals['_IMPORTGAMERESPONSE']._serialized_start=1697
+  _globals['_IMPORTGAMERESPONSE']._serialized_end=1830
+  _globals['_VERIFYGAMEREQUEST']._serialized_start=1832
+  _globals['_VERIFYGAMEREQUEST']._serialized_end=1868
+  _globals['_VERIFYGAMERESPONSE']._serialized_start=1871
+  _globals['_VERIFYGAMERESPONSE']._serialized_end=2055
+  _globals['_AUDITESCAPEREQUEST']._serialized_start=2057
+  _globals['_AUDITESCAPEREQUEST']._serialized_end=2094
+  _globals['_AUDITBOMB']._serialized_start=2096
+  _globals['_AUDITBOMB']._serialized_end=2208
+  _globals['_AUDITSTEP']._serialized_start=2211
+  _globals['_AUDITSTEP']._serialized_end=2355
+  _globals['_AUDITESCAPERESPONSE']._serialized_start=2358
+  _globals['_AUDITESCAPERESPONSE']._serialized_end=2777
+  _globals['_GETPLAYERSTATSREQUEST']._serialized_start=2779
+  _globals['_GETPLAYERSTATSREQUEST']._serialized_end=2821
+  _globals['_FAMILYTOTAL']._serialized_start=2823
+  _globals['_FAMILYTOTAL']._serialized_end=2924
+  _globals['_PLAYERTITLE']._serialized_start=2926
+  _globals['_PLAYERTITLE']._serialized_end=2988
+  _globals['_GETPLAYERSTATSRESPONSE']._serialized_start=2991
+  _globals['_GETPLAYERSTATSRESPONSE']._serialized_end=3159
+  _globals['_REPLAYSERVICE']._serialized_start=3381
+  _globals['_REPLAYSERVICE']._serialized_end=4124
 # @@protoc_insertion_point(module_scope)

@@ -85,12 +85,38 @@ class GetGameRequest(_message.Message):
     def __init__(self, game_id: _Optional[str] = ...) -> None: ...
 
 class GetGameResponse(_message.Message):
-    __slots__ = ("game", "header_json")
+    __slots__ = ("game", "header_json", "rating_changes")
     GAME_FIELD_NUMBER: _ClassVar[int]
     HEADER_JSON_FIELD_NUMBER: _ClassVar[int]
+    RATING_CHANGES_FIELD_NUMBER: _ClassVar[int]
     game: GameSummary
     header_json: str
-    def __init__(self, game: _Optional[_Union[GameSummary, _Mapping]] = ..., header_json: _Optional[str] = ...) -> None: ...
+    rating_changes: _containers.RepeatedCompositeFieldContainer[RatingChange]
+    def __init__(self, game: _Optional[_Union[GameSummary, _Mapping]] = ..., header_json: _Optional[str] = ..., rating_changes: _Optional[_Iterable[_Union[RatingChange, _Mapping]]] = ...) -> None: ...
+
+class RatingChange(_message.Message):
+    __slots__ = ("game_id", "variant", "mu_before", "sigma_before", "mu", "sigma", "display_before", "display", "seat", "player_id")
+    GAME_ID_FIELD_NUMBER: _ClassVar[int]
+    VARIANT_FIELD_NUMBER: _ClassVar[int]
+    MU_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    MU_FIELD_NUMBER: _ClassVar[int]
+    SIGMA_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_BEFORE_FIELD_NUMBER: _ClassVar[int]
+    DISPLAY_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_ID_FIELD_NUMBER: _ClassVar[int]
+    game_id: str
+    variant: str
+    mu_before: float
+    sigma_before: float
+    mu: float
+    sigma: float
+    display_before: int
+    display: int
+    seat: int
+    player_id: str
+    def __init__(self, game_id: _Optional[str] = ..., variant: _Optional[str] = ..., mu_before: _Optional[float] = ..., sigma_before: _Optional[float] = ..., mu: _Optional[float] = ..., sigma: _Optional[float] = ..., display_before: _Optional[int] = ..., display: _Optional[int] = ..., seat: _Optional[int] = ..., player_id: _Optional[str] = ...) -> None: ...
 
 class StreamEventsRequest(_message.Message):
     __slots__ = ("game_id", "from_seq", "follow", "seat")
