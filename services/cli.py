@@ -234,8 +234,9 @@ COMMANDS: dict[str, tuple[str, str, list[_Arg]]] = {
             (
                 ("--bot-level",),
                 {
-                    "choices": ["easy", "normal", "hard"],
-                    "help": "the bots' level (default: the matchmaker's)",
+                    "choices": ["easy", "normal", "hard", "auto"],
+                    "help": "the bots' level; auto: the level nearest the table's people's "
+                    "rating (default: the matchmaker's, auto)",
                 },
             ),
             (("--stake",), {"type": _whole(1, 1_000_000), "help": "stake per point (default 1)"}),

@@ -783,10 +783,12 @@ def auto_pass_toggled(on: bool) -> str:
 # ---------------------------------------------------------------------- the start screen
 START_TITLE = "Choose your table"
 START_KEYS = "Tab moves · Enter sits down · Esc quits"
-BOT_LEVELS = ("", "easy", "normal", "hard")
+BOT_LEVELS = ("", "easy", "normal", "hard", "auto")
 
 
 def bot_level_name(level: str) -> str:
+    if level == "auto":
+        return "auto (fits your rating)"
     return level or "default"
 
 
@@ -833,6 +835,7 @@ WEB_WORDS: dict[str, tuple[str, str]] = {
     "zhengshangyou1": ("争上游（一副牌）", "Zheng Shangyou, one deck"),
     "zhengshangyou2": ("争上游（两副牌）", "Zheng Shangyou, two decks"),
     "bot_level": ("电脑水平", "Bots' level"),
+    "auto": ("自动（按等级分）", "auto (fits your rating)"),
     "easy": ("简单", "easy"),
     "normal": ("普通", "normal"),
     "hard": ("困难", "hard"),

@@ -42,7 +42,9 @@ CALL_TIMEOUT_S = 10.0
 #: Seconds between snapshots of a quiet table (200 sessions poll 40 GetTable/s at 5 s).
 REFRESH_S = 5.0
 VARIANTS = ("doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2")
-LEVELS = ("easy", "normal", "hard")
+#: The bots' levels Enqueue takes; auto (the matchmaker's default): the level whose rating is
+#: nearest the table's people's.
+LEVELS = ("auto", "easy", "normal", "hard")
 #: A person's timers at the web table (the matchmaker's defaults but for bots' think time,
 #: which a browser player would rather see than wait for).
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -269,7 +271,7 @@ class SeatRelay:
         variant = _str(msg, "variant", "doudizhu3")
         if variant not in VARIANTS:
             raise BadCommand(f"variant must be one of {', '.join(VARIANTS)}")
-        level = _str(msg, "bot_level", "normal")
+        level = _str(msg, "bot_level", "auto")
         if level not in LEVELS:
             raise BadCommand(f"bot_level must be one of {', '.join(LEVELS)}")
         wait_s = _int(msg, "wait_s", 0, 3600, 0)
