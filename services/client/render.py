@@ -1033,3 +1033,134 @@ def rating_lines(changes: Sequence[Any], players: Sequence[str] = ()) -> list[st
         if not c.player_id.startswith("bot:")
     ]
     return ["Rating 等级分", *lines] if lines else []
+
+
+# ------------------------------------------------------------------ the settlement in Chinese
+# The web page speaks Chinese by default: the settlement, the moment a player judges a game by,
+# in Chinese too.  The rules write a step's "how" as a short formula in English ("stake 1 × bid
+# 3"); its words are put into Chinese one by one, and a word not listed stays as written.
+_FACTOR_ZH = {"rocket": "火箭", "bomb": "炸弹", "show_hand": "明牌", "spring": "春天",
+              "anti_spring": "反春"}  # fmt: skip
+_STEP_ZH = {"base": "基数", "multiplier": "倍数", "unit": "每份", "landlord": "地主",
+            "farmer": "农民", "penalty": "罚分", "escaper": "逃跑者"}  # fmt: skip
+_HOW_ZH = (
+    (r"\b(\d+)-card bomb of (\w+)", r"\1张\2炸弹"),
+    (r"\brocket\b", "火箭"),
+    (r", over a play\b", "，压牌"),
+    (r", led\b", "，首出"),
+    (r"\bshowed hand\b", "明牌"),
+    (r"\bno farmer played a card\b", "农民一张未出（春天）"),
+    (r"\bthe landlord played only his first lead\b", "地主只出了第一手（反春）"),
+    (r"\bthe landlord wins?\b", "地主胜"),
+    (r"\bthe farmers win\b", "农民胜"),
+    (r"\bproduct of factors\b", "因素之积"),
+    (r"\bno factor\b", "无"),
+    (r"\bcapped by the room's max_multiplier\b", "封顶（房间最高倍数）"),
+    (r"\bthe winner: the sum of the losses\b", "赢家：输家之和"),
+    (r"\bscores −penalty; the others 0\b", "得 −罚分，其他人 0"),
+    (r"\bcards left\b", "张剩牌"),
+    (r"\bhighest bid so far\b", "目前最高叫分"),
+    (r"\bno bid yet\b", "尚未叫分"),
+    (r"\bbomb factor so far\b", "目前炸弹倍数"),
+    (r"\bbombs\b", "个炸弹"),
+    (r"\bstake\b", "底分"),
+    (r"\bbid\b", "叫分"),
+    (r"\bbase\b", "基数"),
+    (r"\bmultiplier\b", "倍数"),
+    (r"\beach\b", "每人"),
+    (r"\bdealt\b", "发"),
+    (r"\bplayed\b", "出"),
+    (r"\bleft\b", "剩"),
+    (r"\bseat (\d+)\b", r"\1号位"),
+)
+
+
+def _how_zh(how: str) -> str:
+    for pattern, words in _HOW_ZH:
+        how = re.sub(pattern, words, how)
+    return how
+
+
+def _result_zh(s: Mapping[str, Any], players: Sequence[str]) -> str:
+    status, scores = s.get("status", "?"), s.get("scores") or []
+    if status == "escaped" and s.get("escaper") is not None:
+        return f"{seat_name(players, s['escaper'])} 逃跑"
+    if status == "redeal":
+        return "无人叫分，重新发牌"
+    if status == "disbanded":
+        return "牌局解散"
+    landlord = s.get("landlord")
+    if landlord is not None and landlord < len(scores):
+        return "地主胜" if scores[landlord] > 0 else "农民胜"
+    if s.get("winner") is not None:
+        return f"{seat_name(players, s['winner'])} 胜"
+    return str(status)
+
+
+def _bomb_zh(b: Mapping[str, Any], players: Sequence[str]) -> str:
+    led = "（首出）" if b.get("led") else ""
+    by = seat_name(players, b.get("seat"))
+    if b.get("kind") == "rocket":
+        return f"火箭：{by}{led}"
+    rank = "10" if b.get("rank") == "T" else b.get("rank")
+    return f"炸弹 {b.get('size')} × {rank}：{by}{led}"
+
+
+def settlement_lines_zh(s: Mapping[str, Any], players: Sequence[str] = ()) -> list[str]:
+    """:func:`settlement_lines` in Chinese: every factor and step, the same numbers."""
+    if not s:
+        return []
+    lines = [f"结果：{_result_zh(s, players)}   底分 {s.get('stake', 1)}"]
+    for key, label in (("landlord", "地主"), ("winner", "赢家"), ("escaper", "逃跑者")):
+        if s.get(key) is not None:
+            lines.append(f"  {label}：{seat_name(players, s[key])}")
+    if s.get("bid"):
+        lines.append(f"  叫分 {s['bid']}，基数 {s.get('base', 0)}")
+    lines += ["  " + _bomb_zh(b, players) for b in s.get("bombs") or []]
+    factors = s.get("factors") or []
+    if factors:
+        lines.append("  倍数因素：")
+        for f in factors:
+            name = _FACTOR_ZH.get(str(f.get("name")), str(f.get("name")))
+            lines.append(f"    {name} ×{f.get('value')}  {_how_zh(str(f.get('detail', '')))}")
+    if s.get("multiplier_before_cap") not in (None, s.get("multiplier")):
+        lines.append(f"  封顶前倍数 {s['multiplier_before_cap']}")
+    if factors or s.get("multiplier", 1) != 1:
+        lines.append(f"  倍数 {s.get('multiplier', 1)}")
+    steps = s.get("steps") or []
+    if steps:
+        lines.append("  计算：")
+        for st in steps:
+            name = _how_zh(_STEP_ZH.get(str(st.get("name")), str(st.get("name"))))
+            lines.append(f"    {name} = {st.get('value')}   {_how_zh(str(st.get('how', '')))}")
+    scores = s.get("scores") or []
+    if scores:
+        lines.append("  得分：" + "，".join(
+            f"{seat_name(players, i)} {v:+d}" for i, v in enumerate(scores)))  # fmt: skip
+    return lines
+
+
+def settlement_lines_in(s: Mapping[str, Any], players: Sequence[str], lang: str) -> list[str]:
+    """The settlement's lines in one language (``zh`` or ``en``)."""
+    return settlement_lines_zh(s, players) if lang == "zh" else settlement_lines(s, players)
+
+
+def running_total_lines_in(
+    last_score: int | None, totals: Iterable[Any], family: str, lang: str
+) -> list[str]:
+    """:func:`running_total_lines` in one language."""
+    if lang != "zh":
+        return running_total_lines(last_score, totals, family)
+    lines = [] if last_score is None else [f"上一局：{last_score:+d}"]
+    name = {"doudizhu": "斗地主", "zhengshangyou": "争上游"}.get(family, family)
+    lines += [f"累计（{name}）：{t.total:+d}，共 {t.games} 局" for t in totals
+              if t.family == family]  # fmt: skip
+    return lines
+
+
+def title_line_in(title: Any, family: str, lang: str) -> str:
+    """:func:`title_line` in one language."""
+    line = title_line(title, family)
+    if not line or lang != "zh":
+        return line
+    return f"称号：{title.level} 级 {title.chinese}"

@@ -99,8 +99,9 @@ def seat_json(seat: M.Seat, players: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def settlement_words(settlement: dict[str, Any], players: Sequence[str]) -> list[str]:
-    return render.settlement_lines(settlement, players)
+def settlement_words(settlement: dict[str, Any], players: Sequence[str]) -> dict[str, list[str]]:
+    """The settlement's lines in each language of the page."""
+    return {lang: render.settlement_lines_in(settlement, players, lang) for lang in render.LANGS}
 
 
 def snapshot_json(snap: M.TableSnapshot, game_players: Sequence[str] = ()) -> dict[str, Any]:
@@ -154,8 +155,14 @@ def player_json(info: M.PlayerInfo, family: str) -> dict[str, Any]:
     return {
         "t": "player",
         "last_score": int(info.last_score) if info.last_game_id else None,
-        "lines": render.running_total_lines(
-            int(info.last_score) if info.last_game_id else None, info.totals, family
-        ),
-        "title": render.title_line(info.title if info.HasField("title") else None, family),
+        "lines": {
+            lang: render.running_total_lines_in(
+                int(info.last_score) if info.last_game_id else None, info.totals, family, lang
+            )
+            for lang in render.LANGS
+        },
+        "title": {
+            lang: render.title_line_in(info.title if info.HasField("title") else None, family, lang)
+            for lang in render.LANGS
+        },
     }

@@ -199,3 +199,31 @@ def test_the_title_shows_under_a_zheng_shangyou_total_only() -> None:
     assert render.title_line(title, "zhengshangyou") == "Title 称号: level 1 蜗牛 Snail"
     assert render.title_line(title, "doudizhu") == ""  # RULES.md §5.4: Dou Dizhu has none
     assert render.title_line(None, "zhengshangyou") == ""
+
+
+def test_the_settlement_in_chinese_has_every_step_with_the_same_numbers() -> None:
+    settlement = {
+        "status": "finished", "stake": 2, "landlord": 0, "bid": 3, "base": 6,
+        "bombs": [{"kind": "rocket", "seat": 1, "led": False}],
+        "factors": [{"name": "rocket", "value": 2, "detail": "seat 1: rocket, over a play"}],
+        "multiplier": 2,
+        "steps": [
+            {"name": "base", "value": 6, "how": "stake 2 × bid 3"},
+            {"name": "multiplier", "value": 2, "how": "product of factors: rocket"},
+            {"name": "unit", "value": 12, "how": "base 6 × multiplier 2; the landlord win"},
+            {"name": "landlord", "value": 24, "how": "+2 × 12"},
+            {"name": "farmer", "value": -12, "how": "-12 each"},
+        ],
+        "scores": [24, -12, -12],
+    }  # fmt: skip
+    players = ["ann", "bot:easy:x", "bot:easy:y"]
+    zh = render.settlement_lines_in(settlement, players, "zh")
+    assert zh[0] == "结果：地主胜   底分 2"
+    assert "  叫分 3，基数 6" in zh and "  倍数 2" in zh and "  计算：" in zh
+    assert "    基数 = 6   底分 2 × 叫分 3" in zh
+    assert "    每份 = 12   基数 6 × 倍数 2; 地主胜" in zh
+    assert "    火箭 ×2  1号位: 火箭，压牌" in zh
+    assert zh[-1] == "  得分：seat 0 ann +24，Bot 1 (easy) -12，Bot 2 (easy) -12"
+    en = render.settlement_lines_in(settlement, players, "en")
+    assert en == render.settlement_lines(settlement, players)
+    assert len(zh) == len(en)  # line for line the same settlement

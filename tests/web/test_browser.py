@@ -156,9 +156,19 @@ def test_a_whole_doudizhu3_game_with_the_mouse(player: Player, cluster: Cluster)
     game_id = box.get_attribute("data-game-id")
     assert game_id
     text = box.inner_text()
-    assert "Result:" in text and "steps:" in text and "scores:" in text
-    p.page.wait_for_function("() => window.__cardroom.playerLines.length > 0")
-    assert "running total" in box.inner_text()
+    # Chinese by default: the result, every step and the scores (RULES.md's numbers).
+    assert "结果：" in text and "计算：" in text and "得分：" in text, text
+    p.page.wait_for_function("() => (window.__cardroom.playerLines.zh || []).length > 0")
+    assert "累计（斗地主）" in box.inner_text()
+    p.page.locator("#lang").click()  # the same settlement in English
+    p.page.wait_for_function(
+        "() => document.querySelector('[data-testid=settlement]').innerText.includes('steps:')"
+    )
+    assert "Result:" in box.inner_text() and "Your running total (doudizhu)" in box.inner_text()
+    p.page.locator("#lang").click()
+    p.page.wait_for_function(
+        "() => document.querySelector('[data-testid=settlement]').innerText.includes('计算：')"
+    )
     assert "称号" not in box.inner_text()  # Dou Dizhu totals carry no title (RULES.md §5.4)
     p.page.wait_for_selector(".end-hand")
     assert box.locator(".end-hand").count() == 3  # every seat's cards left, face up
@@ -235,7 +245,7 @@ def test_a_reload_mid_game_resumes_and_an_escape_names_its_penalty_first(
     assert wait_for(stored).status == replay_pb2.REPLAY_GAME_STATUS_ESCAPED
     box = p.testid("settlement")  # the escape's settlement stays in view
     box.wait_for()
-    assert box.get_attribute("data-game-id") == game_id and "escaped" in box.inner_text()
+    assert box.get_attribute("data-game-id") == game_id and "逃跑者：" in box.inner_text()
     p.page.screenshot(path=str(SHOTS / "escape.png"), full_page=True)
     assert not p.errors, p.errors
 
@@ -367,12 +377,12 @@ def test_a_whole_game_of_each_variant_with_the_mouse(
     assert turns > 0
     game_id = str(p.testid("settlement").get_attribute("data-game-id"))
     text = p.testid("settlement").inner_text()
-    assert "Result:" in text and "scores:" in text
+    assert "结果：" in text and "得分：" in text, text
     p.page.wait_for_selector(".end-hand")
     assert p.page.locator(".end-hand").count() == seats
     if rules.variant(variant).family == "zhengshangyou":
-        p.page.wait_for_function("() => window.__cardroom.title !== ''")
-        assert "level" in p.testid("settlement").inner_text()  # the Zheng Shangyou title
+        p.page.wait_for_function("() => !!(window.__cardroom.title || {}).zh")
+        assert "称号：" in p.testid("settlement").inner_text()  # the Zheng Shangyou title
     if rules.variant(variant).decks == 1:  # one deck: every card is one string
         assert assert_no_leak(p.frames, deal_of(cluster, game_id), int(p.state("S.snap.seat")))
     p.page.screenshot(path=str(SHOTS / f"settlement-{variant}.png"), full_page=True)

@@ -18,8 +18,8 @@ const S = {
   names: [],
   lastGameId: "",
   endHands: null,
-  playerLines: [],
-  title: "",
+  playerLines: {},
+  title: {},
   nextId: 1,
   pending: new Map(),
   playing: false,    // a command is on its way: the round trip is measured
@@ -382,7 +382,7 @@ function renderSettlement() {
   box.hidden = !show;
   if (!show) return;
   box.dataset.gameId = S.lastGameId || S.snap.game_id;
-  $("#settlement-lines").textContent = S.snap.settlement_lines.join("\n");
+  $("#settlement-lines").textContent = (say(S.snap.settlement_lines) || []).join("\n");
   const hands = $("#end-hands");
   hands.replaceChildren();
   const endHands = S.endHands;
@@ -399,7 +399,7 @@ function renderSettlement() {
       hands.append(row);
     }
   }
-  $("#player-lines").textContent = [...S.playerLines, S.title].filter(Boolean).join("\n");
+  $("#player-lines").textContent = [...(say(S.playerLines) || []), say(S.title)].filter(Boolean).join("\n");
   const mine = S.snap.seats[mySeat()];
   $("#next-game").hidden = S.snap.state !== "waiting" || S.left;
   $("#next-game").disabled = Boolean(mine?.ready);
