@@ -304,11 +304,8 @@ class HardBot(NormalBot):
         candidates = self.search_options(o, choice)
         if len(candidates) < 2:
             return choice
-        wins = self.endgame.solve(o, candidates, ENDGAME_WORLDS, ENDGAME_BUDGET, self.rng(o))
-        if wins is None:
-            return choice
-        best = max(range(len(candidates)), key=lambda i: (wins[i], i == 0))
-        return candidates[best]
+        best = self.endgame.choose(o, candidates, ENDGAME_WORLDS, ENDGAME_BUDGET, self.rng(o))
+        return choice if best is None else candidates[best]
 
     # ------------------------------------------------------------------ controls
     def pick_lead(self, o: Observation, sp: Split) -> Play | None:
