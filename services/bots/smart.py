@@ -259,9 +259,9 @@ class NormalBot(Bot):
 #: decks).  Two-deck games rarely come down to 30: the first seat out leaves the others
 #: some 15 cards each, so the search seldom ran there.  Measured (``Endgame.choose`` makes
 #: the wider search affordable: hard's CPU per decision in zsy2 self-play 0.43 → 0.73 ms
-#: average, p99 7.4 → 9.8 ms): 30 → 40 raised first out in zhengshangyou2 0.770 → 0.781 on
-#: the same 300 deals (+0.011 ±0.006 paired), doudizhu4 unchanged; 50 was no better, and 40
-#: in zhengshangyou1 no better than 30.
+#: average, p99 7.4 → 9.8 ms): 30 → 40 raised first out in zhengshangyou2 a little, on the
+#: same 1,000 deals 0.753 → 0.758 (+0.005 ±0.003 paired; the bench's deals 0.756 → 0.759,
+#: +0.003 ±0.003); doudizhu4 unchanged; 50 was no better, nor 40 in zhengshangyou1.
 ENDGAME_CARDS = {(3, 1): 24, (4, 1): 30, (4, 2): 40}
 ENDGAME_WORLDS = 6
 ENDGAME_BUDGET = 2500  # search nodes per decision
