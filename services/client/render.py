@@ -1164,3 +1164,44 @@ def title_line_in(title: Any, family: str, lang: str) -> str:
     if not line or lang != "zh":
         return line
     return f"称号：{title.level} 级 {title.chinese}"
+
+
+_LEFT_WHY_ZH = {"left": "离开", "escaped": "逃跑", "disconnected": "掉线", "not_ready": "未准备"}
+_CONNECTION_ZH = {"connected": "已连接", "reconnected": "重新连接", "disconnected": "掉线"}
+
+
+def _scores_zh(values: Any, players: Sequence[str]) -> str:
+    return "，".join(f"{seat_name(players, i)} {int(v):+d}" for i, v in enumerate(values or []))
+
+
+def table_event_text_in(
+    kind: str, data: Mapping[str, Any], players: Sequence[str], lang: str
+) -> str:
+    """:func:`table_event_text` in one language (the web page's log)."""
+    if lang != "zh":
+        return table_event_text(kind, data, players)
+    seat = data.get("seat")
+    who = seat_name(players, seat)
+    if data.get("player_id"):
+        named = name_of(str(data["player_id"]), seat)
+        who = named if named != data["player_id"] else f"seat {seat} {named}"
+    if kind in ("seated", "bot_joined"):
+        return f"{who} 入座"
+    if kind == "ready":
+        return f"{who} 已准备"
+    if kind == "game_started":
+        return f"第 {data.get('game_no')} 局开始（{data.get('game_id')}）"
+    if kind in _CONNECTION_ZH:
+        return f"{who} {_CONNECTION_ZH[kind]}"
+    if kind == "player_left":
+        why = str(data.get("why", ""))
+        return f"{who} 离桌" + (f"（{_LEFT_WHY_ZH.get(why, why)}）" if why else "")
+    if kind == "game_over":
+        return f"得分：{_scores_zh(data.get('scores'), players)}"
+    if kind == "series":
+        return (
+            f"共 {int(data.get('games') or 0)} 局，总分：{_scores_zh(data.get('totals'), players)}"
+        )
+    if kind == "table_closed":
+        return "牌桌已关闭"
+    return table_event_text(kind, data, players)

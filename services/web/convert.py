@@ -76,8 +76,9 @@ def event_json(ev: M.TableEvent, players: Sequence[str]) -> dict[str, Any]:
     out["data"] = with_card_lists(data)
     if ev.type == "game_started":  # the names the table shows for the game's players
         out["names"] = [render.player_label(players, i) for i in range(len(players))]
-    text = render.table_event_text(ev.type, data, players)
-    out["say"] = {lang: text for lang in render.LANGS}
+    out["say"] = {
+        lang: render.table_event_text_in(ev.type, data, players, lang) for lang in render.LANGS
+    }
     return out
 
 

@@ -227,3 +227,18 @@ def test_the_settlement_in_chinese_has_every_step_with_the_same_numbers() -> Non
     en = render.settlement_lines_in(settlement, players, "en")
     assert en == render.settlement_lines(settlement, players)
     assert len(zh) == len(en)  # line for line the same settlement
+
+
+def test_the_table_events_in_chinese_name_the_same_seats_and_numbers() -> None:
+    players = ["ann", "bot:hard:x", "bot:hard:y"]
+    zh = render.table_event_text_in
+    assert zh("seated", {"seat": 0, "player_id": "ann"}, players, "zh") == "seat 0 ann 入座"
+    assert zh("ready", {"seat": 1}, players, "zh") == "Bot 1 (hard) 已准备"
+    assert zh("game_over", {"scores": [4, -2, -2]}, players, "zh") == (
+        "得分：seat 0 ann +4，Bot 1 (hard) -2，Bot 2 (hard) -2"
+    )
+    left = {"seat": 0, "player_id": "ann", "why": "escaped"}
+    assert zh("player_left", left, players, "zh") == "seat 0 ann 离桌（逃跑）"
+    assert zh("ready", {"seat": 1}, players, "en") == render.table_event_text(
+        "ready", {"seat": 1}, players
+    )
