@@ -72,9 +72,16 @@ class HandView(Static):
         self.cursor = 0
 
     def set_cards(self, cards: list[int], keep: bool = False) -> None:
-        if not keep or cards != self.cards:
-            self.selected = []
+        """A new hand; with ``keep``, the selected cards it still holds stay selected (the
+        bottom cards joining the landlord's hand must not drop a selection begun)."""
+        chosen = self.selected_cards() if keep else []
         self.cards = cards
+        self.selected = []
+        for c in chosen:  # each chosen card once, the first unselected copy (two decks)
+            i = next((i for i, own in enumerate(cards) if own == c and i not in self.selected),
+                     None)  # fmt: skip
+            if i is not None:
+                self.selected.append(i)
         self.cursor = min(self.cursor, max(0, len(cards) - 1))
         self.refresh_hand()
 
@@ -607,6 +614,7 @@ class PlayApp(App[int]):
                     self.last_hand, self._hands_seq = cards, ev.seq
         if ev.type == "game_started":
             self.shown_hands = []
+            self.query_one("#hand", HandView).selected = []  # a new deal: nothing chosen yet
         if (ev.type == "player_left" and data.get("player_id") == self.session.player_id
                 and data.get("why") == "not_ready"):  # fmt: skip
             self._removed()
