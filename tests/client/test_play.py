@@ -64,13 +64,20 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
             assert sorted(left) == sorted(app.last_hand)
             mine = render.cards_plain(sorted(left)) if left else "played out"
             assert f"you: {mine}" in text
+
             # The rating and this game's change, once replay has rated it (a game with a
             # score always counts; a new player is provisional).
-            await until(pilot, lambda: "Rating 等级分" in str(
-                app.query_one("#settlement").render()))  # fmt: skip
-            change = app.session.player().last_rating_change
-            shown = render.rating_line(change.display, change.display_before, provisional=True)
-            assert shown in str(app.query_one("#settlement").render())
+            # The screen may first show the rating as GetPlayer had it a moment earlier:
+            # wait for this game's change, as GetPlayer has it now.
+            def rating_shown() -> bool:
+                change = app.session.player().last_rating_change
+                if change.game_id != info.last_game_id:
+                    return False
+                line = render.rating_line(change.display, change.display_before,
+                                          provisional=True)  # fmt: skip
+                return line in str(app.query_one("#settlement").render())
+
+            await until(pilot, rating_shown)
             hand = app.query_one("#hand", HandView)
             assert sorted(hand.cards) == sorted(app.last_hand)
             v = rules.variant(variant)
