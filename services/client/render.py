@@ -885,7 +885,7 @@ WEB_WORDS: dict[str, tuple[str, str]] = {
     "left_table": ("你已离开牌桌", "you left the table"),
     "removed": ("你未及时准备，已被移出牌桌", "you were removed from the table: not ready in time"),
     "escape_named": (
-        "现在离开是逃跑（逃跑）：你要付罚分 {n}，其他人得 0 分。",
+        "现在离开算逃跑：你要付罚分 {n}，其他人得 0 分。",
         "Leaving now is an escape (逃跑): you pay a penalty of {n} and the others score 0.",
     ),
     "leave_between": ("离开牌桌？", "Leave the table?"),
@@ -1055,6 +1055,7 @@ _HOW_ZH = (
     (r"\bthe farmers win\b", "农民胜"),
     (r"\bproduct of factors\b", "因素之积"),
     (r"\bno factor\b", "无"),
+    (r"\bbombs: none\b", "个炸弹：无"),
     (r"\bcapped by the room's max_multiplier\b", "封顶（房间最高倍数）"),
     (r"\bthe winner: the sum of the losses\b", "赢家：输家之和"),
     (r"\bscores −penalty; the others 0\b", "得 −罚分，其他人 0"),
@@ -1130,14 +1131,21 @@ def settlement_lines_zh(s: Mapping[str, Any], players: Sequence[str] = ()) -> li
     steps = s.get("steps") or []
     if steps:
         lines.append("  计算：")
-        for st in steps:
-            name = _how_zh(_STEP_ZH.get(str(st.get("name")), str(st.get("name"))))
-            lines.append(f"    {name} = {st.get('value')}   {_how_zh(str(st.get('how', '')))}")
+        lines += ["    " + step_text_in(st, "zh") for st in steps]
     scores = s.get("scores") or []
     if scores:
         lines.append("  得分：" + "，".join(
             f"{seat_name(players, i)} {v:+d}" for i, v in enumerate(scores)))  # fmt: skip
     return lines
+
+
+def step_text_in(st: Mapping[str, Any], lang: str) -> str:
+    """One settlement step (``{"name", "value", "how"}``) in one language: ``基数 = 3   底分 1 ×
+    叫分 3`` or ``base = 3 (stake 1 × bid 3)``."""
+    name, value, how = str(st.get("name")), st.get("value"), str(st.get("how", ""))
+    if lang != "zh":
+        return f"{name} = {value} ({how})"
+    return f"{_how_zh(_STEP_ZH.get(name, name))} = {value}   {_how_zh(how)}"
 
 
 def settlement_lines_in(s: Mapping[str, Any], players: Sequence[str], lang: str) -> list[str]:

@@ -146,7 +146,13 @@ def escape_json(view: rules.SeatView) -> dict[str, Any] | None:
         return None
     return {
         "penalty": -s.scores[view.seat],
-        "steps": [f"{st.name} = {st.value} ({st.how})" for st in s.steps],
+        "steps": {
+            lang: [
+                render.step_text_in({"name": st.name, "value": st.value, "how": st.how}, lang)
+                for st in s.steps
+            ]
+            for lang in render.LANGS
+        },
         "words": render.escape_warning(view),
     }
 

@@ -179,3 +179,23 @@ def test_the_page_loads_under_200_kb_from_this_server_alone(web: WebServer) -> N
 
     total = asyncio.run(go())
     assert total < 200 * 1024, total
+
+
+@pytest.mark.parametrize("variant", ["doudizhu3", "zhengshangyou1"])
+def test_the_escape_preview_reads_in_the_pages_language(variant: str) -> None:
+    """Leaving mid-game names the penalty, then every step of it — in Chinese on a Chinese
+    page (the rules write a step's formula in English), line for line the English ones."""
+    from services import rules
+    from services.web.convert import escape_json
+
+    state = rules.new_game(rules.variant(variant), seed="escape-words")
+    if state.phase is rules.Phase.BIDDING:  # a bid of 2 raises the penalty
+        state, _ = rules.apply(state, rules.Bid(state.turn, 2))
+    preview = escape_json(rules.seat_view(state, state.turn))
+    assert preview is not None and preview["penalty"] > 0
+    zh, en = preview["steps"]["zh"], preview["steps"]["en"]
+    assert len(zh) == len(en) > 0
+    assert any(line.startswith("penalty = ") for line in en)
+    assert any(line.startswith("罚分 = ") for line in zh)
+    english = ("bomb factor", "highest bid", "scores", "none", "stake", "cards left", "escaper")
+    assert not [line for line in zh if any(word in line for word in english)], zh

@@ -130,6 +130,9 @@ function onEvent(m) {
   } else if (m.type === "game_over") {
     S.lastGameId = m.data.game_id || S.lastGameId;
     if (m.data.hands) S.endHands = m.data.hands;
+    // The table's snapshot may come first (an escape closes the table): the box it opened
+    // gets the game's id and every seat's cards now.
+    renderSettlement();
   } else if (m.type === "game") {
     const g = m.game;
     const seat = g.data.seat;
@@ -458,7 +461,7 @@ function leave() {
   if (running() && S.snap.escape) {
     $("#confirm-text").textContent = w("escape_named", { n: S.snap.escape.penalty });
     const steps = $("#confirm-steps");
-    steps.replaceChildren(...S.snap.escape.steps.map((s) => Object.assign(document.createElement("li"), { textContent: s })));
+    steps.replaceChildren(...S.snap.escape.steps[S.lang].map((s) => Object.assign(document.createElement("li"), { textContent: s })));
     $("#confirm").hidden = false;
     return;
   }
