@@ -875,7 +875,7 @@ WEB_WORDS: dict[str, tuple[str, str]] = {
     "log": ("记录", "Log"),
     "connected": ("● 已连接", "● connected"),
     "reconnecting": ("○ 重新连接中…", "○ reconnecting…"),
-    "ended": ("× 连接结束", "× stream ended"),
+    "ended": ("○ 不在牌桌", "○ not at a table"),  # the seat's stream ended: left or removed
     "finding": ("正在找桌…", "finding a table…"),
     "waiting_game": ("等待开局…", "waiting for the game to start…"),
     "nothing_selected": ("先选牌（点牌，或按提示）", "select cards first (click cards, or Hint)"),
