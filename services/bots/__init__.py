@@ -20,6 +20,11 @@ from .observe import Move, Observation, observe
 from .smart import HardBot, NormalBot
 
 LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
+#: The bots' version: raised whenever a level's play changes.  Every bot's player id names it
+#: (``bot:<level>:<unique>:v<VERSION>``) and each version has its own measured fixed ratings
+#: (services/ratings/model.py ``BOT_RATINGS_BY_VERSION``), so a game is rated, and rebuilt,
+#: with the ratings of the bots that played it.
+VERSION = 1
 
 
 def make_bot(level: str, variant: rules.Variant | str, seed: str = "") -> Bot:
@@ -32,4 +37,4 @@ def make_bot(level: str, variant: rules.Variant | str, seed: str = "") -> Bot:
     return cls(v, seed)
 
 
-__all__ = ["LEVELS", "Bot", "Move", "Observation", "make_bot", "observe"]
+__all__ = ["LEVELS", "VERSION", "Bot", "Move", "Observation", "make_bot", "observe"]

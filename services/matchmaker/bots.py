@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from services import rules
-from services.bots import LEVELS, make_bot
+from services.bots import LEVELS, VERSION, make_bot
 from services.common.wire import action_message, engine_pb2
 
 DEFAULT_LEVEL = "normal"
@@ -19,6 +19,7 @@ __all__ = [
     "AUTO_LEVEL",
     "DEFAULT_LEVEL",
     "LEVELS",
+    "VERSION",
     "Deal",
     "action_message",
     "autoplay_move",

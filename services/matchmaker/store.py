@@ -43,6 +43,7 @@ from services.ratings.model import closest_level
 from . import seating
 from .backends import FIXED, Conflict, backend_for
 from .bots import AUTO_LEVEL
+from .bots import VERSION as BOTS_VERSION
 from .models import (
     holds,
     outbox,
@@ -137,8 +138,9 @@ def ticket_pool_key(pool: str) -> str:
 
 
 def bot_seat(level: str) -> Seat:
-    """A new bot of ``level`` for a seat (its id unique: ``bot:<level>:<12 hex digits>``)."""
-    return Seat.for_bot(level, uuid.uuid4().hex[:12])
+    """A new bot of ``level`` for a seat (its id unique: ``bot:<level>:<12 hex digits>:v<the
+    bots' version>``)."""
+    return Seat.for_bot(level, uuid.uuid4().hex[:12], BOTS_VERSION)
 
 
 class Store:

@@ -53,9 +53,12 @@ class Connection(enum.Enum):
 BOT_PREFIX = "bot:"
 
 
-def bot_player_id(level: str, unique: str) -> str:
-    """A bot's player id: ``bot:<level>:<unique>`` (player ids of people never start so)."""
-    return f"{BOT_PREFIX}{level}:{unique}"
+def bot_player_id(level: str, unique: str, version: int) -> str:
+    """A bot's player id: ``bot:<level>:<unique>:v<version>`` (player ids of people never
+    start so).  The version of the bots that play (``services.bots.VERSION``) is in the id,
+    and so in every game's log, because a game is rated with the fixed ratings of the bots
+    that played it (services/ratings/model.py)."""
+    return f"{BOT_PREFIX}{level}:{unique}:v{version}"
 
 
 @dataclass
@@ -78,9 +81,12 @@ class Seat:
         return cls(player_id)
 
     @classmethod
-    def for_bot(cls, level: str, unique: str) -> Seat:
+    def for_bot(cls, level: str, unique: str, version: int) -> Seat:
         return cls(
-            bot_player_id(level, unique), bot=True, ready=True, connection=Connection.CONNECTED
+            bot_player_id(level, unique, version),
+            bot=True,
+            ready=True,
+            connection=Connection.CONNECTED,
         )
 
     @property

@@ -21,7 +21,10 @@ How a game ranks its players (issue 27):
 
 Bots are rated too, but with fixed ratings per family and level (:data:`BOT_RATINGS`,
 measured by the self-play simulation in ``bench/ratings_bench.py``): a game moves its people's
-ratings and never a bot's.
+ratings and never a bot's.  A bot's player id names the version of the bots that played
+(``bot:<level>:<unique>:v<N>``, no suffix for version 1): when the bots change, their
+ratings are measured again and added under the new version, and a game keeps being rated with
+the ratings of the bots that played it, so a rebuild from the log still reproduces it.
 
 >>> r = rate(["alice", "bot:hard", "bob"], {"status": "finished", "landlord": 0,
 ...          "scores": [4, -2, -2], "winner": 0, "escaper": None}, {})
@@ -73,24 +76,31 @@ def display_of(ordinal: float) -> int:
 
 INITIAL = Rating(_MODEL.mu, _MODEL.sigma)
 
-#: The bots' fixed ratings per family and level: each level's mean mu (and mean sigma) over
+#: The bots' fixed ratings per version of the bots (:data:`services.bots.VERSION`), family
+#: and level: each level's mean mu (and mean sigma) over
 #: its ten simulated players after 2,000 games among thirty, ten per level, three (or four)
 #: drawn at random per game: doudizhu3 for Dou Dizhu, zhengshangyou1 for Zheng Shangyou
 #: (bench/ratings_bench.py; README.md "Ratings" has the runs).  Hard is only a little
 #: stronger than normal at a table of drawn players (its edge is card counting and the
 #: endgame), and the ratings say so.
-BOT_RATINGS: dict[str, dict[str, Rating]] = {
-    "doudizhu": {
-        "easy": Rating(-8.63, 2.03),
-        "normal": Rating(0.68, 1.87),
-        "hard": Rating(1.03, 1.93),
-    },
-    "zhengshangyou": {
-        "easy": Rating(-3.18, 2.21),
-        "normal": Rating(1.17, 2.11),
-        "hard": Rating(2.41, 2.12),
+BOT_RATINGS_BY_VERSION: dict[int, dict[str, dict[str, Rating]]] = {
+    1: {
+        "doudizhu": {
+            "easy": Rating(-8.63, 2.03),
+            "normal": Rating(0.68, 1.87),
+            "hard": Rating(1.03, 1.93),
+        },
+        "zhengshangyou": {
+            "easy": Rating(-3.18, 2.21),
+            "normal": Rating(1.17, 2.11),
+            "hard": Rating(2.41, 2.12),
+        },
     },
 }
+#: The ratings of the bots that play now (``bot_level: "auto"`` chooses among them); a test
+#: keeps it the bots' own version, so that new bots cannot play before they are rated.
+BOT_VERSION = max(BOT_RATINGS_BY_VERSION)
+BOT_RATINGS = BOT_RATINGS_BY_VERSION[BOT_VERSION]
 DEFAULT_FAMILY = "doudizhu"
 
 
@@ -99,19 +109,31 @@ def is_bot(player: str) -> bool:
 
 
 def bot_level(player: str) -> str:
-    """The level of a bot's player id (``bot:hard`` or ``bot:hard:2``)."""
+    """The level of a bot's player id (``bot:hard``, ``bot:hard:2`` or ``bot:hard:2:v3``)."""
     return player[len(BOT_PREFIX) :].split(":", 1)[0]
 
 
-def bot_ratings(family: str) -> dict[str, Rating]:
-    """The bots' fixed ratings of a family (doudizhu or zhengshangyou)."""
-    return BOT_RATINGS.get(family, BOT_RATINGS[DEFAULT_FAMILY])
+def bot_version(player: str) -> int:
+    """The version of the bots a bot's player id names (``…:v3``, as the matchmaker writes it:
+    ``services/matchmaker/table.py`` ``bot_player_id``; none: 1)."""
+    parts = player[len(BOT_PREFIX) :].split(":")
+    last = parts[-1] if len(parts) >= 3 else ""
+    if last.startswith("v") and last[1:].isdigit() and last[1:].isascii() and len(last) <= 9:
+        return int(last[1:])
+    return 1
+
+
+def bot_ratings(family: str, version: int = BOT_VERSION) -> dict[str, Rating]:
+    """The fixed ratings of a family's bots (doudizhu or zhengshangyou) of ``version`` (an
+    unknown version: the latest)."""
+    table = BOT_RATINGS_BY_VERSION.get(version, BOT_RATINGS)
+    return table.get(family, table[DEFAULT_FAMILY])
 
 
 def bot_rating(player: str, family: str = DEFAULT_FAMILY) -> Rating:
-    """A bot's fixed rating: its level's in the family (an unknown level counts as
-    ``normal``)."""
-    levels = bot_ratings(family)
+    """A bot's fixed rating: its level's in the family, for the version of the bots its id
+    names (an unknown level counts as ``normal``)."""
+    levels = bot_ratings(family, bot_version(player))
     return levels.get(bot_level(player), levels["normal"])
 
 

@@ -20,7 +20,7 @@ _bots = itertools.count()
 
 
 def make_bot() -> T.Seat:
-    return T.Seat.for_bot("normal", f"{next(_bots):012x}")
+    return T.Seat.for_bot("normal", f"{next(_bots):012x}", 1)
 
 
 def a_table(*players: str, seats: int = 3) -> T.Table:

@@ -10,15 +10,21 @@ from hypothesis import given
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
+from services import bots
+from services.matchmaker.store import bot_seat
 from services.ratings.model import (
     BOT_RATINGS,
+    BOT_RATINGS_BY_VERSION,
+    BOT_VERSION,
     INITIAL,
     Rating,
+    bot_version,
     closest_level,
     rate,
     rate_teams,
     teams_of,
 )
+from services.ratings.model import bot_level as level_of_bot
 
 BETA = 25.0 / 6.0
 TAU = 25.0 / 300.0
@@ -223,3 +229,21 @@ def test_rating_is_a_function_of_its_inputs(
                 assert first[p].mu <= before[p].mu
             elif len(teams) == 2:
                 assert first[p].mu >= before[p].mu
+
+
+def test_a_game_is_rated_with_the_ratings_of_the_bots_that_played_it() -> None:
+    """The bots' version is in a bot's id, and so in the log: a game keeps the fixed ratings
+    of the bots that played it after the bots (and their measured ratings) change."""
+    assert bots.VERSION == BOT_VERSION, "new bots need their measured ratings (bench ratings)"
+    seat = bot_seat("hard")  # the id the matchmaker gives a bot
+    assert level_of_bot(seat.player_id) == "hard" and bot_version(seat.player_id) == bots.VERSION
+    assert bot_version("bot:hard:x1") == 1  # ids from before versions: the first bots
+    assert bot_version("bot:hard") == bot_version("bot:hard:v2") == 1  # "v2" is the unique
+    assert bot_version("bot:hard:x1:v" + "9" * 5000) == 1  # not a version: no huge int
+    result = {"status": "finished", "landlord": 0, "scores": [4, -2, -2]}
+    for version, table in BOT_RATINGS_BY_VERSION.items():
+        ids = [f"bot:hard:x1:v{version}", f"bot:easy:x2:v{version}"]
+        after = rate(["a", *ids], result, {})
+        assert after is not None
+        assert after[ids[0]] == table["doudizhu"]["hard"]
+        assert after[ids[1]] == table["doudizhu"]["easy"]
