@@ -482,15 +482,18 @@ def build_parser() -> argparse.ArgumentParser:
     groups: dict[str, argparse._SubParsersAction[_Parser]] = {}
     for name, (_, help_text, args) in COMMANDS.items():
         group, _sep, leaf = name.rpartition(" ")
+        # A help text is %-formatted (``%%`` for a percent sign); a description is printed as
+        # written.
+        described = help_text.replace("%%", "%")
         if group:
             if group not in groups:
                 parent = sub.add_parser(group, help=f"{group} commands")
                 groups[group] = parent.add_subparsers(
                     dest=f"{group}_command", required=True, metavar="COMMAND"
                 )
-            cmd = groups[group].add_parser(leaf, help=help_text, description=help_text)
+            cmd = groups[group].add_parser(leaf, help=help_text, description=described)
         else:
-            cmd = sub.add_parser(name, help=help_text, description=help_text)
+            cmd = sub.add_parser(name, help=help_text, description=described)
         cmd.set_defaults(_target=name, _parser=cmd)
         for flags, kwargs in args:
             cmd.add_argument(*flags, **kwargs)  # type: ignore[arg-type]

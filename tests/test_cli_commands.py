@@ -118,6 +118,7 @@ def test_help_exits_0(
     status, out, err = run(capsys, monkeypatch, [*words, flag])
     assert status == 0, err
     assert out.startswith("usage: cardroom") and err == ""
+    assert "%%" not in out  # a help text's escaped percent sign, printed as written
 
 
 @pytest.mark.parametrize(("argv", "name"), CASES)
