@@ -62,11 +62,12 @@ class Settings(Protocol):
 class Window:
     """How far apart (in mu, OpenSkill units: a new player's sigma is 8.3) two tickets'
     ratings may be: ``narrow_mu`` at first, widening evenly to ``wide_mu`` and then to anyone
-    at the ticket's bot fill time (or after ``anyone_ms`` when it never gets bots)."""
+    at the ticket's bot fill time (or after ``anyone_ms`` when it never gets bots).  No
+    defaults here: a room's settings (rules.SkillSettings) hold them, :meth:`of_settings`."""
 
-    narrow_mu: float = 2.0
-    wide_mu: float = 10.0
-    anyone_ms: int = 30_000
+    narrow_mu: float
+    wide_mu: float
+    anyone_ms: int
 
     @classmethod
     def of_settings(cls, s: Settings) -> Window:
@@ -86,7 +87,7 @@ class Window:
 
 
 #: Anyone with anyone: seating by arrival alone (no ratings known, or a private pool).
-ANYONE = Window(math.inf, math.inf)
+ANYONE = Window(math.inf, math.inf, 0)
 
 
 def skill_of(ticket: Waiting, skill: Mapping[str, float]) -> float:
