@@ -9,10 +9,11 @@ from typing import Any
 
 import grpc
 import pytest
-from cardroom.v1 import common_pb2
+from cardroom.v1 import common_pb2, replay_pb2
 
 from services.common.grpc_errors import details
-from tests.matchmaker.conftest import Cluster, M, seated, wait_for
+from tests.matchmaker.conftest import SHORT, Cluster, M, seated, verify, wait_for
+from tests.matchmaker.test_games import play_game
 
 from .test_auto_bots import rated
 
@@ -100,3 +101,21 @@ def test_a_freed_seat_goes_to_the_waiting_ticket_within_reach(cluster: Cluster) 
     wait_for(lambda: {s.player_id for s in stub.GetTable(
         M.GetTableRequest(table_id=table_id, player_id="carol"), timeout=10
     ).seats} >= {"alice", "carol"})  # fmt: skip
+
+
+def test_a_game_in_a_room_with_a_window_records_it_and_verifies(cluster: Cluster) -> None:
+    """The engine plays a room with skill settings (table settings: not rules), its record
+    keeps them with the room, and replay verifies the game as any other."""
+    stub = cluster.mm()
+    settings = {"skill_narrow_mu": 1, "skill_wide_mu": 5, "skill_anyone_s": 60}
+    ticket = seated(stub, enqueue(stub, "solo", room=room(**settings), timers=SHORT,
+                                  bot_fill_after_ms=0).ticket_id)  # fmt: skip
+    play_game(stub, ticket.table_id, "solo", style="auto")
+    game_id = f"{ticket.table_id}.1"
+    wait_for(lambda: verify(cluster, game_id).ok, timeout=30)
+    record = json.loads(
+        cluster.replay()
+        .ExportGame(replay_pb2.ExportGameRequest(game_id=game_id), timeout=10)
+        .record_json
+    )
+    assert {k: record["room"][k] for k in settings} == settings
