@@ -44,6 +44,7 @@ from textual.widgets import Button, Input, RadioButton, RadioSet, RichLog, Stati
 from services import rules
 from services.common.wire import engine_pb2
 from services.common.wire import matchmaker_pb2 as M
+from services.ratings.model import teams_of
 
 from . import render
 from .session import Refused, Session, SessionClosed, Snapshot, default_target
@@ -57,8 +58,12 @@ RANK_KEYS = {
 PREFIX_KEYS = {"1": "0", "b": "j", "B": "j", "r": "j", "R": "j"}
 
 
-#: How many times the settlement asks GetPlayer again for the game's rating change.
+#: The settlement asks GetPlayer again for the game's rating change once a second this many
+#: times, then every RATING_LATER_S while it still waits (the change lags the game's end by
+#: the outbox's delivery to replay: seconds, longer on a loaded machine).  It never stops
+#: asking while the settlement shows a game that counts and says "rating pending" meanwhile.
 RATING_ASKS = 10
+RATING_LATER_S = 5.0
 
 
 class HandView(Static):
@@ -372,7 +377,7 @@ class PlayApp(App[int]):
         self._player_asked = False
         self._player_asked_at = 0.0
         #: GetPlayer asked again for this game's rating change (it lags the end by the
-        #: outbox's delivery to replay): at most RATING_ASKS times, once a second.
+        #: outbox's delivery to replay): once a second RATING_ASKS times, then slower.
         self._rating_asks = 0
         self.last_hand: list[int] = []  # the seat's cards as the game ended
         self.left = ""  # why this seat is gone (render's LEFT_TEXT…), once it is
@@ -525,8 +530,14 @@ class PlayApp(App[int]):
                 continue
             self._post(self._apply_snapshot, snap)
 
-    def _work(self, fn: Callable[[], Any], then: Callable[[Any], None] | None = None) -> None:
-        """Run one call off the UI thread; a refusal is shown in words."""
+    def _work(
+        self,
+        fn: Callable[[], Any],
+        then: Callable[[Any], None] | None = None,
+        failed: Callable[[], None] | None = None,
+    ) -> None:
+        """Run one call off the UI thread; a refusal is shown in words (or, with ``failed``,
+        handed to it instead)."""
 
         def job() -> None:
             try:
@@ -534,7 +545,10 @@ class PlayApp(App[int]):
             except SessionClosed:
                 return
             except Refused as exc:
-                self._post(self._say, render.refusal_text(exc.reason, exc.message))
+                if failed is not None:
+                    self._post(failed)
+                else:
+                    self._post(self._say, render.refusal_text(exc.reason, exc.message))
                 return
             if then is not None:
                 self._post(then, result)
@@ -603,8 +617,7 @@ class PlayApp(App[int]):
         if ev.type == "deadline":
             return
         if ev.type == "game_over":
-            self._player_asked = True
-            self._work(self.session.player, self._set_player)
+            self._ask_player()
             self.last_game_id = str(data.get("game_id") or self.last_game_id)
             self.shown_hands = [(int(h["seat"]), list(rules.parse_cards(" ".join(h["cards"]))))
                                 for h in data.get("hands") or ()]  # fmt: skip
@@ -621,10 +634,20 @@ class PlayApp(App[int]):
         players = self.game_players or self.players
         self._log_line(f"#{ev.seq} {render.table_event_text(ev.type, data, players)}")
 
+    def _ask_player(self) -> None:
+        """GetPlayer (the running total, the title, the rating change) off the UI thread.  A
+        failed ask (the matchmaker busy or away a moment) is asked again by the settlement's
+        next redraw, without words: it is not the player's doing."""
+        self._player_asked, self._player_asked_at = True, time.monotonic()
+        self._work(self.session.player, self._set_player, self._player_failed)
+
     def _set_player(self, info: M.PlayerInfo) -> None:
         self.player_info = info
         self._player_asked = False
         self._render_settlement()
+
+    def _player_failed(self) -> None:
+        self._player_asked = False
 
     def _apply_snapshot(self, snap: Snapshot) -> None:
         if self.left:
@@ -824,8 +847,7 @@ class PlayApp(App[int]):
         elif not self._player_asked and time.monotonic() - self._player_asked_at > 1.0:
             # GetPlayer answers from the game_over write: ask now (again, at most once a
             # second, while its last game is not yet this one)
-            self._player_asked, self._player_asked_at = True, time.monotonic()
-            self._work(self.session.player, self._set_player)
+            self._ask_player()
         if 0 <= seat < len(snap.message.seats):
             seats = snap.message.seats
             totals = render.series_totals_line(
@@ -847,21 +869,23 @@ class PlayApp(App[int]):
         panel.display = box.display = True
 
     def _rating_lines(self, info: M.PlayerInfo) -> list[str]:
-        """The player's rating and this game's change, once replay has rated the game; until
-        then GetPlayer is asked again once a second, a few times (a game that does not
-        count, disbanded or without a score, never gets one)."""
+        """The player's rating and this game's change (``info`` is GetPlayer's answer whose
+        last game is this one: its change is this game's, never an earlier one's), once
+        replay has rated the game; until then "rating pending", and GetPlayer is asked again
+        (RATING_ASKS, RATING_LATER_S).  A game that does not count (disbanded, or without a
+        score: ratings.model.teams_of) never gets a change and shows no line."""
         change = info.last_rating_change
         if info.HasField("last_rating_change") and change.game_id == self._players_game:
             provisional = any(r.provisional for r in info.ratings if r.variant == change.variant)
             return [render.rating_line(change.display, change.display_before, provisional)]
-        if (
-            self._rating_asks < RATING_ASKS and not self._player_asked
-            and time.monotonic() - self._player_asked_at > 1.0
-        ):  # fmt: skip
+        snap = self.snap
+        if snap is None or teams_of(snap.settlement, len(snap.message.seats)) is None:
+            return []
+        wait = 1.0 if self._rating_asks < RATING_ASKS else RATING_LATER_S
+        if not self._player_asked and time.monotonic() - self._player_asked_at > wait:
             self._rating_asks += 1
-            self._player_asked, self._player_asked_at = True, time.monotonic()
-            self._work(self.session.player, self._set_player)
-        return []
+            self._ask_player()
+        return [render.RATING_PENDING]
 
     # ------------------------------------------------------------------ input
     def on_key(self, event: events.Key) -> None:

@@ -1024,6 +1024,11 @@ def rating_line(display: int, before: int, provisional: bool = False) -> str:
     return f"Rating 等级分: {rating_text(display, before, provisional)}"
 
 
+#: The settlement's rating line while replay has not yet rated this game (it rates a game
+#: once its game_over reaches the log, a moment after the game ends).
+RATING_PENDING = "Rating 等级分: pending 计算中…"
+
+
 def rating_lines(changes: Sequence[Any], players: Sequence[str] = ()) -> list[str]:
     """Each person's rating change in a rated game (RatingChange messages, by seat); bots'
     ratings are fixed and not shown."""

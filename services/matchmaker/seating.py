@@ -11,7 +11,13 @@ players, a new player 0) are within a window of each other.  A ticket's window s
 and widens with its wait, to "anyone" at its bot fill time (a ticket that never gets bots:
 after ``Window.anyone_ms``); two tickets may sit together when either one's window reaches the
 other.  So no ticket waits past its bot fill time because of the window: by then it takes
-anyone, and bots the seats nobody takes.  Parties and private tables ignore ratings.
+anyone, and bots the seats nobody takes.  Parties and private tables ignore ratings.  The
+window's parameters are the room's (rules.SkillSettings, :meth:`Window.of_settings`): a room that
+sets them is a pool of its own, since the pool key covers the room.
+
+A seat freed at a waiting table (its player not ready in time) goes to the first waiting
+ticket whose window reaches the table's people's mean rating (:func:`refill`); a ticket past
+its bot fill time takes anyone's seat, so a refill too never keeps it waiting.
 """
 
 from __future__ import annotations
@@ -39,15 +45,34 @@ class Waiting(Protocol):
 W = TypeVar("W", bound=Waiting)
 
 
+class Settings(Protocol):
+    """A room's skill window settings (rules.SkillSettings: mu, and seconds)."""
+
+    @property
+    def skill_narrow_mu(self) -> int: ...
+
+    @property
+    def skill_wide_mu(self) -> int: ...
+
+    @property
+    def skill_anyone_s(self) -> int: ...
+
+
 @dataclass(frozen=True)
 class Window:
     """How far apart (in mu, OpenSkill units: a new player's sigma is 8.3) two tickets'
     ratings may be: ``narrow_mu`` at first, widening evenly to ``wide_mu`` and then to anyone
-    at the ticket's bot fill time (or after ``anyone_ms`` when it never gets bots)."""
+    at the ticket's bot fill time (or after ``anyone_ms`` when it never gets bots).  No
+    defaults here: a room's settings (rules.SkillSettings) hold them, :meth:`of_settings`."""
 
-    narrow_mu: float = 2.0
-    wide_mu: float = 10.0
-    anyone_ms: int = 30_000
+    narrow_mu: float
+    wide_mu: float
+    anyone_ms: int
+
+    @classmethod
+    def of_settings(cls, s: Settings) -> Window:
+        """The window a room's settings give (``Room.skill``; the defaults: 2, 10, 30 s)."""
+        return cls(float(s.skill_narrow_mu), float(s.skill_wide_mu), s.skill_anyone_s * 1000)
 
     def of(self, ticket: Waiting, now: int, private: bool = False) -> float:
         """The ticket's window now (``math.inf``: anyone)."""
@@ -62,7 +87,7 @@ class Window:
 
 
 #: Anyone with anyone: seating by arrival alone (no ratings known, or a private pool).
-ANYONE = Window(math.inf, math.inf)
+ANYONE = Window(math.inf, math.inf, 0)
 
 
 def skill_of(ticket: Waiting, skill: Mapping[str, float]) -> float:
@@ -124,15 +149,32 @@ def seats_of(group: Sequence[W]) -> list[tuple[W, list[int]]]:
     return out
 
 
-def refill(waiting: Sequence[W], free: Sequence[int]) -> list[tuple[W, list[int]]]:
-    """Which waiting tickets take a table's ``free`` seats, first come first seated, a party
-    only where enough seats are free; the seats no ticket takes stay with their bots."""
+def refill(
+    waiting: Sequence[W],
+    free: Sequence[int],
+    now: int = 0,
+    skill: Mapping[str, float] | None = None,
+    window: Window = ANYONE,
+    table: float | None = None,
+    private: bool = False,
+) -> list[tuple[W, list[int]]]:
+    """Which waiting tickets take a table's ``free`` seats, first come first seated among
+    those whose window (now) reaches ``table``, the mean rating of the people still at the
+    table; a party only where enough seats are free.  The seats no ticket takes stay with
+    their bots.  Without ratings (``skill`` None), without people at the table (``table``
+    None) or at a private table, every ticket is within reach: first come first seated."""
     out: list[tuple[W, list[int]]] = []
     left = sorted(free)
     for ticket in waiting:
         if not left:
             break
         if len(ticket.players) > len(left):
+            continue
+        if (
+            skill is not None
+            and table is not None
+            and abs(skill_of(ticket, skill) - table) > window.of(ticket, now, private)
+        ):
             continue
         mine, left = left[: len(ticket.players)], left[len(ticket.players) :]
         out.append((ticket, mine))

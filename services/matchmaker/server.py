@@ -28,7 +28,6 @@ from services.common.server import ServiceSpec, add_readiness, serve
 from services.common.settings import ServerSettings, SettingsError, from_args
 
 from . import metrics as mm_metrics
-from . import seating
 from .access import Access
 from .backends import APPLICATION_NAME
 from .clients import Engine, Replay
@@ -46,11 +45,6 @@ LEASE_ENV = "CARDROOM_MATCHMAKER_LEASE_S"
 STREAM_LEASE_ENV = "CARDROOM_MATCHMAKER_STREAM_LEASE_S"
 OUTBOX_GATHER_ENV = "CARDROOM_MATCHMAKER_OUTBOX_GATHER_S"
 #: Test only: seat without the pool lock, to show the conditional writes alone hold.
-#: Seating by skill (seating.Window): the rating gap a new ticket accepts, the gap it has
-#: widened to just before its bot fill time, and when a ticket that never gets bots takes anyone.
-SKILL_NARROW_ENV = "CARDROOM_MATCHMAKER_SKILL_NARROW_MU"
-SKILL_WIDE_ENV = "CARDROOM_MATCHMAKER_SKILL_WIDE_MU"
-SKILL_ANYONE_ENV = "CARDROOM_MATCHMAKER_SKILL_ANYONE_S"
 NO_POOL_LOCK_ENV = "CARDROOM_MATCHMAKER_TEST_NO_POOL_LOCK"
 
 
@@ -63,7 +57,6 @@ class MatchmakerConfig:
     replay_token: str = ""
     access: Access = field(default_factory=lambda: Access.from_env({}))
     runner: RunnerSettings = field(default_factory=RunnerSettings)
-    window: seating.Window = field(default_factory=seating.Window)
     #: Called with each runner a worker builds (an in-process server's tests and tools reach
     #: its runner through it).
     on_runner: Callable[[Runner], None] | None = field(default=None, compare=False)
@@ -72,26 +65,17 @@ class MatchmakerConfig:
     def from_env(cls, args: argparse.Namespace | None = None) -> MatchmakerConfig:
         env = os.environ
 
-        def seconds(
-            name: str, default: float, low: float, high: float, unit: str = "seconds"
-        ) -> float:
+        def seconds(name: str, default: float, low: float, high: float) -> float:
             raw = env.get(name, "")
             if not raw.strip():
                 return default
             try:
                 value = float(raw)
             except ValueError:
-                raise SettingsError(f"{name}={raw!r} is not a number of {unit}") from None
+                raise SettingsError(f"{name}={raw!r} is not a number of seconds") from None
             if not low <= value <= high:  # NaN fails this too
-                raise SettingsError(f"{name} must be {low}–{high} {unit}")
+                raise SettingsError(f"{name} must be {low}–{high} seconds")
             return value
-
-        d = seating.Window()
-        narrow = seconds(SKILL_NARROW_ENV, d.narrow_mu, 0, 1000, "rating points (mu)")
-        window = seating.Window(
-            narrow, max(narrow, seconds(SKILL_WIDE_ENV, d.wide_mu, 0, 1000, "rating points (mu)")),
-            int(seconds(SKILL_ANYONE_ENV, d.anyone_ms / 1000, 0, 86400) * 1000),
-        )  # fmt: skip
 
         runner = RunnerSettings(
             ticket_ttl_ms=int(seconds(TICKET_TTL_ENV, 600, 1, 86400) * 1000),
@@ -109,7 +93,6 @@ class MatchmakerConfig:
             replay_token=env.get(REPLAY_TOKEN_ENV, "").strip(),
             access=Access.from_env(),
             runner=runner,
-            window=window,
         )
 
 
@@ -138,7 +121,7 @@ def build(config: MatchmakerConfig) -> MatchmakerServicer:
         max_overflow=size,
         pool_pre_ping=False,
     )
-    store = Store(engine, lock_pools=not os.environ.get(NO_POOL_LOCK_ENV), window=config.window)
+    store = Store(engine, lock_pools=not os.environ.get(NO_POOL_LOCK_ENV))
     runner = Runner(
         store,
         Engine(config.engine_addr, config.engine_token),

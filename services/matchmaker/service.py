@@ -494,9 +494,12 @@ class MatchmakerServicer:
         if rows:
             last = max(rows, key=lambda r: r["last_ended_ms"])
             out.last_game_id, out.last_score = last["last_game_id"], last["last_score"]
-        zsy = sum(r["total"] for r in rows if r["family"] == "zhengshangyou")
-        level, chinese, english = rules.title_for(zsy)
-        out.title.CopyFrom(replay_pb2.PlayerTitle(level=level, chinese=chinese, english=english))
+        zsy = [r["total"] for r in rows if r["family"] == "zhengshangyou"]
+        if zsy:  # titles are Zheng Shangyou's alone (RULES.md §5.4): none before one is played
+            level, chinese, english = rules.title_for(sum(zsy))
+            out.title.CopyFrom(
+                replay_pb2.PlayerTitle(level=level, chinese=chinese, english=english)
+            )
         hold = await self.runner.db(self.store.holder, player)
         if hold is not None:
             out.ticket_id = hold["ticket_id"] or ""

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import hashlib
 import json
 import time
@@ -124,10 +125,22 @@ def event_of(note: Note) -> matchmaker_pb2.TableEvent:
 
 
 def pool_key(config: dict[str, Any]) -> str:
-    """Tickets wait with others of the same variant, room, timers, bot level and code."""
+    """Tickets wait with others of the same variant, room (its table settings, the skill
+    window among them, included), timers, bot level and code."""
     same = {k: v for k, v in config.items() if k not in ("bot_fill_after_ms", "bots")}
     raw = json.dumps(same, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(raw.encode()).hexdigest()
+
+
+def window_of(config: dict[str, Any]) -> seating.Window:
+    """The skill window of a pool's (or table's) room: its table settings, in the room's
+    stored ``overrides_json`` (Enqueue checked them), else the defaults."""
+    return _window(config["room"].get("overrides_json") or "{}")
+
+
+@functools.lru_cache(maxsize=256)
+def _window(overrides_json: str) -> seating.Window:
+    return seating.Window.of_settings(rules.Room.from_dict(json.loads(overrides_json)).skill)
 
 
 def ticket_pool_key(pool: str) -> str:
@@ -144,12 +157,8 @@ def bot_seat(level: str) -> Seat:
 
 
 class Store:
-    def __init__(
-        self, engine: Engine, *, lock_pools: bool = True, window: seating.Window | None = None
-    ) -> None:
+    def __init__(self, engine: Engine, *, lock_pools: bool = True) -> None:
         self.engine = engine
-        #: How far apart in rating a pool's tickets may sit together, by their wait.
-        self.window = window or seating.Window()
         #: Seating locks the pool's queued tickets (FOR UPDATE).  Off only in a test that
         #: shows the conditional writes of :meth:`_form` alone still seat nobody twice.
         self.lock_pools = lock_pools
@@ -339,7 +348,7 @@ class Store:
             private = bool(config.get("private_code"))
             skill = self._skill(conn, config, [] if private else rows)
             groups = seating.tables_to_form(
-                rows, int(config["players"]), now, skill, self.window, private
+                rows, int(config["players"]), now, skill, window_of(config), private
             )
             if not groups:
                 return formed
@@ -358,13 +367,18 @@ class Store:
         return formed
 
     def _skill(
-        self, conn: Connection, config: dict[str, Any], rows: Sequence[Any]
+        self,
+        conn: Connection,
+        config: dict[str, Any],
+        rows: Sequence[Any],
+        also: Sequence[str] = (),
     ) -> dict[str, float]:
-        """The mu of the rated players of ``rows`` in the pool's variant (the ratings replay
-        writes, in the database the two services share)."""
+        """The mu of the rated players of ``rows`` (and of ``also``) in the pool's variant
+        (the ratings replay writes, in the database the two services share)."""
         if not rows:
             return {}
-        return ratings.mus_of(conn, config["variant"], [p for r in rows for p in r.players])
+        players = [p for r in rows for p in r.players] + list(also)
+        return ratings.mus_of(conn, config["variant"], players)
 
     @staticmethod
     def _bot_level(
@@ -514,14 +528,17 @@ class Store:
 
     def _refill(self, conn: Connection, table: Table, w: Write) -> None:
         """Seat the pool's next waiting tickets in the seats of ``w.refill``, first come
-        first seated (a party only where enough seats are free); a bot keeps every seat no
-        ticket takes.
+        first seated among those whose skill window reaches the mean rating of the people
+        still at the table (seating.refill; a party only where enough seats are free); a bot
+        keeps every seat no ticket takes.
 
         The tickets are locked in the seating pass's order, waiting for other holders, not
         skipping them (SKIP LOCKED): a ticket is locked for a moment whenever its owner
         polls it (GetTicket keeps it alive), and for a whole pass whenever a seating pass
         looks at its pool, and a skipped ticket would wait on while a bot took the seat.
-        After the wait PostgreSQL re-checks ``state``: a ticket that pass seated drops out."""
+        After the wait PostgreSQL re-checks ``state``: a ticket that pass seated drops out.
+        The oldest 64 are read (locked): enough for the window to pass over a few out of
+        reach; a ticket further back waits for a seating pass or its own bot fill time."""
         free = sorted(w.refill)
         now = now_ms()
         rows = conn.execute(
@@ -529,10 +546,17 @@ class Store:
             .where(tickets.c.state == "queued", tickets.c.pool == pool_key(table.config))
             .where(tickets.c.expires_ms > now)
             .order_by(tickets.c.created_ms, tickets.c.ticket_id)
-            .limit(max(20, 4 * len(free)))
+            .limit(max(64, 4 * len(free)))
             .with_for_update()
         ).all()
-        chosen = seating.refill(rows, free)
+        private = bool(table.config.get("private_code"))
+        people = [s.player_id for i, s in enumerate(table.seats) if not s.bot and i not in free]
+        skill: dict[str, float] | None = None
+        mean: float | None = None
+        if rows and people and not private:
+            skill = self._skill(conn, table.config, rows, people)
+            mean = sum(skill.get(p, 0.0) for p in people) / len(people)
+        chosen = seating.refill(rows, free, now, skill, window_of(table.config), mean, private)
         for r, mine in chosen:
             conn.execute(
                 update(tickets)

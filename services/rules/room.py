@@ -1,6 +1,7 @@
 """Room settings: the stake, the multiplier bounds, the variant fields a room overrides, and
-the table's timers (:class:`TableSettings`: the rules never read them; the matchmaker runs
-them, and a game record keeps them with its room).
+the table settings: the timers (:class:`TableSettings`) and the skill window seating uses
+(:class:`SkillSettings`).  The rules never read the table settings; the matchmaker runs them,
+and a game record keeps those its room sets (a room that sets none has none in its record).
 
 >>> Room.from_dict({"stake": 2, "max_multiplier": 8, "spring_factor": 4}).to_dict()
 {'stake': 2, 'max_multiplier': 8, 'escape_multiplier': None, 'spring_factor': 4}
@@ -58,14 +59,33 @@ class TableSettings:
     disconnect_grace_s: int = 60  # a seat disconnected this long has escaped
 
 
+@dataclasses.dataclass(frozen=True)
+class SkillSettings:
+    """Seating by skill (services/matchmaker/seating.py): how far apart in rating (mu,
+    OpenSkill's units: a new player's sigma is 8.3; whole numbers) the tickets of a table may
+    be.  A ticket's window starts at ``skill_narrow_mu``, widens evenly to ``skill_wide_mu``
+    and takes anyone at its bot fill time (a ticket that never gets bots: after
+    ``skill_anyone_s``).  Not rules either: the room's seating, not its games."""
+
+    skill_narrow_mu: int = 2
+    skill_wide_mu: int = 10  # at least skill_narrow_mu
+    skill_anyone_s: int = 30
+
+
+#: The most a skill window's mu may be: beyond any rating gap (ratings stay within ±100).
+MAX_SKILL_MU: Final = 1000
 #: The table fields a room may set, with their ranges.
 TABLE_LIMITS: Final = {
     "start_timeout_s": (1, MAX_SECONDS),
     "bid_timeout_s": (1, MAX_SECONDS),
     "turn_timeout_s": (1, MAX_SECONDS),
     "disconnect_grace_s": (0, MAX_SECONDS),
+    "skill_narrow_mu": (0, MAX_SKILL_MU),
+    "skill_wide_mu": (0, MAX_SKILL_MU),
+    "skill_anyone_s": (0, MAX_SECONDS),
 }
 TABLE_FIELDS: Final = tuple(TABLE_LIMITS)
+_TIMER_FIELDS: Final = frozenset(f.name for f in dataclasses.fields(TableSettings))
 _ROOM_FIELDS = ROOM_FIELDS
 #: The highest bid (Dou Dizhu), a factor of every Dou Dizhu score.
 MAX_BID: Final = 3
@@ -169,10 +189,26 @@ class Room:
                     name,
                 )
         object.__setattr__(self, "table", tuple(sorted(self.table)))
+        skill = self.skill
+        if skill.skill_wide_mu < skill.skill_narrow_mu:
+            # Name the field the room set (both, the wide one): the default is not to blame.
+            name = "skill_wide_mu" if "skill_wide_mu" in dict(self.table) else "skill_narrow_mu"
+            raise VariantError(
+                f"table field {name!r}: the skill window widens, so skill_wide_mu "
+                f"({skill.skill_wide_mu}) must be at least skill_narrow_mu "
+                f"({skill.skill_narrow_mu})",
+                name,
+            )
 
     @property
     def timers(self) -> TableSettings:
-        return TableSettings(**dict(self.table))
+        """The table's timers (RULES.md §6): the room's, else the defaults."""
+        return TableSettings(**{k: v for k, v in self.table if k in _TIMER_FIELDS})
+
+    @property
+    def skill(self) -> SkillSettings:
+        """The skill window seating uses: the room's, else the defaults."""
+        return SkillSettings(**{k: v for k, v in self.table if k not in _TIMER_FIELDS})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Room:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 from textual.pilot import Pilot
 
 from services import rules
-from services.client import render
+from services.client import play, render
 from services.client.play import CELL, ChooseReading, ConfirmLeave, HandView, PlayApp
 from services.client.session import Session
 from services.client.watch import LoadError, WatchApp, load, step_text
@@ -66,12 +67,9 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
             assert f"you: {mine}" in text
 
             # The rating and this game's change, once replay has rated it (a game with a
-            # score always counts; a new player is provisional).
-            # The rating line, once replay has rated the game (a game with a score always
-            # counts).  Its exact figures are checked in render's and the ratings' tests: the
-            # screen may show GetPlayer's answer of a moment before replay rated this game.
-            await until(pilot, lambda: "Rating 等级分" in str(
-                app.query_one("#settlement").render()))  # fmt: skip
+            # score always counts): "pending" until then, and then this game's figures.
+            shown = await until(pilot, lambda: rating_shown(app))
+            assert shown == this_games_rating_line(app)
             hand = app.query_one("#hand", HandView)
             assert sorted(hand.cards) == sorted(app.last_hand)
             v = rules.variant(variant)
@@ -84,6 +82,70 @@ def test_a_whole_game_against_bots(cluster: Cluster, variant: str) -> None:
                 landlord = app.snap.settlement.get("landlord")
                 shown = any("shows the hand" in line for line in app.log_lines)
                 assert shown == (landlord == app.snap.message.seat)
+            await pilot.press("ctrl+q")
+
+    asyncio.run(scenario())
+
+
+def settlement_text(app: PlayApp) -> str:
+    return str(app.query_one("#settlement").render())
+
+
+def rating_shown(app: PlayApp) -> str | None:
+    """The settlement's rating line with its figures, if it shows one."""
+    found = re.search(r"^Rating 等级分: -?\d+.*$", settlement_text(app), re.M)
+    return found.group(0) if found else None
+
+
+def this_games_rating_line(app: PlayApp) -> str:
+    """The rating line of the game on the screen, as GetPlayer has it now (its change for
+    this very game: a game's change never changes once rated)."""
+    info = app.session.player()
+    change = info.last_rating_change
+    assert app.last_game_id and change.game_id == app.last_game_id  # the game_over's id
+    provisional = any(r.provisional for r in info.ratings if r.variant == change.variant)
+    return render.rating_line(change.display, change.display_before, provisional)
+
+
+def test_the_rating_is_pending_until_replay_rates_this_game(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With replay away, the second game's settlement says "rating pending" (not the first
+    game's change) and keeps asking GetPlayer past its first quick asks; once replay is
+    back and rates the game, the line shows this game's change."""
+    monkeypatch.setattr(play, "RATING_ASKS", 2)  # the slower asks begin sooner
+    monkeypatch.setattr(play, "RATING_LATER_S", 2.0)
+    app = make_app(cluster)
+
+    async def scenario() -> None:
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.view is not None)
+            await play_to_the_end(pilot, app)
+            first = await until(pilot, lambda: rating_shown(app))
+            assert first == this_games_rating_line(app)
+            cluster.stop_replay()
+            await pilot.press("n")
+            await until(pilot, lambda: app.snap is not None and app.snap.message.game_no == 2)
+            await until(pilot, lambda: app.view is not None)
+            if not settled(app):
+                await pilot.press("a")  # auto-play: the bots' pace
+            await until(pilot, lambda: settled(app) and app.snap.message.game_no == 2,
+                        timeout=60)  # fmt: skip
+            # GetPlayer's last game is this one at once (the game_over's write); its rating
+            # change waits for replay.
+            await until(pilot, lambda: "Your last game" in settlement_text(app))
+            asks = app._rating_asks
+            await until(pilot, lambda: app._rating_asks >= max(asks, play.RATING_ASKS) + 2,
+                        timeout=60)  # fmt: skip
+            text = settlement_text(app)
+            assert render.RATING_PENDING in text and rating_shown(app) is None
+            assert first not in text
+            assert app.last_game_id.endswith(".2")
+            assert app.session.player().last_rating_change.game_id != app.last_game_id
+            cluster.start_replay()  # on the same port: the outbox delivers, replay rates
+            second = await until(pilot, lambda: rating_shown(app), timeout=60)
+            assert second == this_games_rating_line(app)
+            assert render.RATING_PENDING not in settlement_text(app)
             await pilot.press("ctrl+q")
 
     asyncio.run(scenario())

@@ -169,6 +169,8 @@ def test_doudizhu4_first_bidder_rotates_and_the_player_has_totals(cluster: Clust
     stub = cluster.mm()
     player = stub.GetPlayer(M.GetPlayerRequest(player_id="alice"), timeout=10)
     assert player.last_game_id == game_ids[-1] and player.table_id == ticket.table_id
+    # Titles are Zheng Shangyou's alone (RULES.md §5.4): Dou Dizhu games earn none.
+    assert not player.HasField("title")
     total = sum(t.total for t in player.totals)
     seat = ticket.seats[0]
     shown = sum(data(e)["scores"][seat] for e in stream.events if e.type == "game_over")

@@ -1,6 +1,6 @@
 """Seating by skill (services/matchmaker/seating.py), without a database: tables form from
-tickets near each other in rating, the window widens with the wait, and no ticket waits past
-its bot fill time because of it."""
+tickets near each other in rating, the window widens with the wait, freed seats go to tickets
+within reach of the table, and no ticket waits past its bot fill time because of it."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ from dataclasses import dataclass
 from hypothesis import given
 from hypothesis import strategies as st
 
-from services.matchmaker.seating import ANYONE, Window, skill_of, tables_to_form
+from services import rules
+from services.matchmaker.seating import ANYONE, Window, refill, skill_of, tables_to_form
 
+#: The window seating used before it became a room setting: still a room's default.
 W = Window(narrow_mu=2.0, wide_mu=10.0, anyone_ms=30_000)
 
 
@@ -68,6 +70,35 @@ def test_the_window_widens_with_the_wait_to_anyone_at_the_fill_time() -> None:
     assert tables_to_form(queue, 3, now=5_000, skill=skill, window=W) == []  # b in, c not
     assert tables_to_form(queue, 3, now=7_000, skill=skill, window=W) == []  # a reaches 7.6
     assert names(tables_to_form(queue, 3, now=8_000, skill=skill, window=W)) == [["a", "b", "c"]]
+
+
+def test_the_rooms_window_and_its_defaults() -> None:
+    """A room that sets nothing seats as before the window was a room setting."""
+    assert Window.of_settings(rules.Room().skill) == W
+    room = rules.Room.from_dict({"skill_narrow_mu": 0, "skill_wide_mu": 4, "skill_anyone_s": 5})
+    assert Window.of_settings(room.skill) == Window(0.0, 4.0, 5_000)
+
+
+def test_a_freed_seat_goes_to_the_first_ticket_within_reach_of_the_table() -> None:
+    queue = [t("far", fill=20_000), t("near", fill=20_000), t("p", size=2), t("late")]
+    skill = {"far": -15.0, "near": 19.0, "p0": -30.0, "p1": -30.0, "late": 20.0}
+    # The table's people average 20: "far" is out of reach, "near" (1 away) takes the seat.
+    got = refill(queue, [2], now=0, skill=skill, window=W, table=20.0)
+    assert [(x.name, s) for x, s in got] == [("near", [2])]
+    # Two seats: a party ignores ratings and is older than "late".
+    got = refill(queue, [0, 2], now=0, skill=skill, window=W, table=20.0)
+    assert [(x.name, s) for x, s in got] == [("near", [0]), ("late", [2])]
+    got = refill(queue[2:], [0, 2], now=0, skill=skill, window=W, table=20.0)
+    assert [(x.name, s) for x, s in got] == [("p", [0, 2])]
+    # At its bot fill time "far" takes anyone's seat: first come first seated again.
+    got = refill(queue, [2], now=20_000, skill=skill, window=W, table=20.0)
+    assert [x.name for x, _ in got] == ["far"]
+    # Its window widens meanwhile: 2 + 8 * 15/20 = 8, not yet 35 away from the table.
+    assert [x.name for x, _ in refill(queue, [2], 15_000, skill, W, 20.0)] == ["near"]
+    # A private table, no people left, or no ratings: first come first seated.
+    assert [x.name for x, _ in refill(queue, [2], 0, skill, W, 20.0, private=True)] == ["far"]
+    assert [x.name for x, _ in refill(queue, [2], 0, skill, W, None)] == ["far"]
+    assert [x.name for x, _ in refill(queue, [2])] == ["far"]
 
 
 def test_a_party_counts_as_its_mean() -> None:
@@ -128,3 +159,45 @@ def test_with_everyone_in_the_window_seating_is_by_arrival(
     plain = tables_to_form(waiting, seats, now)
     assert tables_to_form(waiting, seats, now, skill, W, private=True) == plain
     assert tables_to_form(waiting, seats, now, skill, ANYONE) == plain
+
+
+@given(
+    tickets,
+    st.lists(st.integers(0, 3), min_size=1, max_size=3, unique=True),
+    st.integers(0, 60_000),
+    st.one_of(st.none(), st.floats(-30, 30)),
+    st.booleans(),
+)
+def test_a_refill_never_keeps_a_ticket_past_its_fill_time(
+    queue: list[tuple[int, int, int | None, float]],
+    free: list[int],
+    now: int,
+    table: float | None,
+    private: bool,
+) -> None:
+    """A freed seat goes to the first tickets (queue order) within reach of the table, as
+    first come first seated would among those alone; a ticket past its bot fill time is
+    always within reach, so the window never makes it wait for a seat it fits."""
+    waiting = sorted(
+        (Ticket(f"t{i}", tuple(f"t{i}.{k}" for k in range(size)),
+                None if fill is None else created + fill, created)
+         for i, (size, created, fill, _) in enumerate(queue)),
+        key=lambda x: x.created_ms,
+    )  # fmt: skip
+    waiting = [x for x in waiting if x.created_ms <= now]
+    skill = {f"t{i}.{k}": r for i, (size, _, _, r) in enumerate(queue) for k in range(size)}
+    got = refill(waiting, free, now, skill, W, table, private)
+
+    def reaches(x: Ticket) -> bool:
+        return table is None or abs(skill_of(x, skill) - table) <= W.of(x, now, private)
+
+    within = [x for x in waiting if reaches(x)]
+    assert got == refill(within, free)  # first come first seated among those within reach
+    for x in waiting:
+        if x.fill_ms is not None and x.fill_ms <= now:
+            assert x in within, f"{x.name} kept from a seat past its fill time"
+    seats = [s for _, mine in got for s in mine]
+    assert len(seats) == len(set(seats)) and set(seats) <= set(free)
+    assert all(len(x.players) == len(mine) for x, mine in got)
+    if table is None or private:
+        assert got == refill(waiting, free)

@@ -188,6 +188,35 @@ def test_timers_are_table_settings_and_share_the_variant() -> None:
     assert "table setting" in str(info.value)
 
 
+def test_the_skill_window_is_a_table_setting_with_ranges() -> None:
+    plain = Room()
+    assert plain.skill == rules.SkillSettings(
+        skill_narrow_mu=2, skill_wide_mu=10, skill_anyone_s=30
+    )
+    set_ = Room.from_dict({"skill_narrow_mu": 0, "skill_wide_mu": 4, "turn_timeout_s": 12})
+    assert set_.skill == rules.SkillSettings(skill_narrow_mu=0, skill_wide_mu=4)
+    assert set_.timers == rules.TableSettings(turn_timeout_s=12)
+    assert set_.variant_for("doudizhu3") is plain.variant_for("doudizhu3")
+    assert Room.from_dict(set_.to_dict()) == set_
+    # A room that sets none keeps none in its JSON (its records stay as they were).
+    assert plain.to_dict() == Room.from_dict({}).to_dict()
+    assert not any(k.startswith("skill_") for k in plain.to_dict())
+    for bad, field in [
+        ({"skill_narrow_mu": -1}, "skill_narrow_mu"),
+        ({"skill_wide_mu": 1001}, "skill_wide_mu"),
+        ({"skill_wide_mu": 2.5}, "skill_wide_mu"),
+        ({"skill_anyone_s": True}, "skill_anyone_s"),
+        ({"skill_anyone_s": 86_401}, "skill_anyone_s"),
+        ({"skill_wide_mu": 1}, "skill_wide_mu"),  # below the default narrow 2
+        ({"skill_narrow_mu": 11}, "skill_narrow_mu"),  # above the default wide 10
+        ({"skill_narrow_mu": 5, "skill_wide_mu": 4}, "skill_wide_mu"),
+    ]:
+        with pytest.raises(VariantError) as info:
+            Room.from_dict(bad)
+        assert info.value.field == field, bad
+        assert field in str(info.value)
+
+
 def test_scoring_overrides_share_the_move_tables() -> None:
     """A room that changes only factors gets a new variant but the same tables: the
     classifier's memo and the generator's tables are keyed by what decides patterns."""
