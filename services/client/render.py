@@ -1029,6 +1029,19 @@ def rating_line(display: int, before: int, provisional: bool = False) -> str:
 RATING_PENDING = "Rating 等级分: pending 计算中…"
 
 
+def rating_line_in(display: int, before: int, provisional: bool, lang: str) -> str:
+    """The player's own rating after a game, in one language (the web page's settlement):
+    ``等级分：1262（+18）``, ``Rating: 1262 (+18, provisional)``."""
+    change = f"{display - before:+d}"
+    if lang == "zh":
+        return f"等级分：{display}（{change}{'，定级中' if provisional else ''}）"
+    return f"Rating: {display} ({change}{', provisional' if provisional else ''})"
+
+
+#: :data:`RATING_PENDING` in one language.
+RATING_PENDING_IN = {"zh": "等级分：计算中…", "en": "Rating: pending…"}
+
+
 def rating_lines(changes: Sequence[Any], players: Sequence[str] = ()) -> list[str]:
     """Each person's rating change in a rated game (RatingChange messages, by seat); bots'
     ratings are fixed and not shown."""

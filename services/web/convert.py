@@ -157,10 +157,27 @@ def escape_json(view: rules.SeatView) -> dict[str, Any] | None:
     }
 
 
-def player_json(info: M.PlayerInfo, family: str) -> dict[str, Any]:
-    """GetPlayer after a game: the last score, the running total, the title."""
+def rating_json(info: M.PlayerInfo, game_id: str) -> dict[str, str] | None:
+    """Game ``game_id``'s rating change for the player, in both languages, once replay has
+    rated it (GetPlayer's last change is then this game's), else None."""
+    change = info.last_rating_change
+    if not info.HasField("last_rating_change") or change.game_id != game_id or not game_id:
+        return None
+    provisional = any(r.provisional for r in info.ratings if r.variant == change.variant)
+    return {
+        lang: render.rating_line_in(change.display, change.display_before, provisional, lang)
+        for lang in render.LANGS
+    }
+
+
+def player_json(
+    info: M.PlayerInfo, family: str, rating: dict[str, str] | None = None
+) -> dict[str, Any]:
+    """GetPlayer after a game: the last score, the running total, the title, and the line of
+    this game's rating (its change, or "pending"; None for a game that is not rated)."""
     return {
         "t": "player",
+        "rating": rating,
         "last_score": int(info.last_score) if info.last_game_id else None,
         "lines": {
             lang: render.running_total_lines_in(

@@ -27,6 +27,7 @@ from services.client import render
 from services.common.grpc_errors import details
 from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2_grpc, replay_pb2_grpc
 from services.common.wire import matchmaker_pb2 as M
+from services.ratings.model import teams_of
 
 from . import convert
 
@@ -41,6 +42,10 @@ FINAL_REASONS = frozenset({"NOT_SEATED", "TABLE_NOT_FOUND", "TABLE_CLOSED"})
 CALL_TIMEOUT_S = 10.0
 #: Seconds between snapshots of a quiet table (200 sessions poll 40 GetTable/s at 5 s).
 REFRESH_S = 5.0
+#: After a rated game, GetPlayer is asked for its rating change up to this many times, this
+#: many seconds apart (through the 30 s a settlement shows by default).
+RATING_ASKS = 30
+RATING_ASK_S = 1.0
 VARIANTS = ("doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2")
 #: The bots' levels Enqueue takes; auto (the matchmaker's default): the level whose rating is
 #: nearest the table's people's.
@@ -211,7 +216,9 @@ class SeatRelay:
         msg = convert.event_json(ev, self.players)
         await self.send(msg)
         if ev.type == "game_over":
-            self.spawn(self.send_player())
+            data = msg.get("data") or {}
+            rated = teams_of(data.get("settlement") or {}, len(self.players)) is not None
+            self.spawn(self.send_player(str(data.get("game_id") or ""), rated))
         self.dirty.set()
 
     async def follow(self) -> None:
@@ -240,10 +247,23 @@ class SeatRelay:
             self.family = rules.variant(snap.variant).family
         await self.send(convert.snapshot_json(snap, self.players))
 
-    async def send_player(self) -> None:
-        with contextlib.suppress(grpc.RpcError):
-            info = await self.call("GetPlayer", M.GetPlayerRequest(player_id=self.player))
-            await self.send(convert.player_json(info, self.family))
+    async def send_player(self, game_id: str = "", rated: bool = False) -> None:
+        """GetPlayer after game ``game_id``: the last score, the running total and the title
+        at once; and, for a game that is rated, its rating change — "pending" until replay
+        has rated it (it does once the game's end reaches its log, a moment later), GetPlayer
+        asked again once a second meanwhile."""
+        for ask in range(RATING_ASKS if rated else 1):
+            if ask:
+                await asyncio.sleep(RATING_ASK_S)
+            try:
+                info = await self.call("GetPlayer", M.GetPlayerRequest(player_id=self.player))
+            except grpc.RpcError:
+                continue
+            rating = convert.rating_json(info, game_id) if rated else None
+            pending = render.RATING_PENDING_IN if rated and rating is None else None
+            await self.send(convert.player_json(info, self.family, rating or pending))
+            if not pending:
+                return
 
     # ------------------------------------------------------------------ commands
     async def command(self, msg: dict[str, Any]) -> dict[str, Any]:

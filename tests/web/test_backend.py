@@ -199,3 +199,21 @@ def test_the_escape_preview_reads_in_the_pages_language(variant: str) -> None:
     assert any(line.startswith("罚分 = ") for line in zh)
     english = ("bomb factor", "highest bid", "scores", "none", "stake", "cards left", "escaper")
     assert not [line for line in zh if any(word in line for word in english)], zh
+
+
+def test_the_rating_line_is_this_games_change_or_nothing() -> None:
+    """GetPlayer's last rating change is shown only when it is this game's: a change of the
+    game before (replay has not rated this one yet) is never shown as this game's."""
+    from services.common.wire import matchmaker_pb2 as M
+    from services.web.convert import player_json, rating_json
+
+    info = M.PlayerInfo(player_id="ann")
+    info.last_rating_change.game_id = "t1.2"
+    info.last_rating_change.variant = "doudizhu3"
+    info.last_rating_change.display, info.last_rating_change.display_before = 540, 600
+    info.ratings.add(variant="doudizhu3", provisional=True)
+    assert rating_json(info, "t1.3") is None  # the game before's change
+    assert rating_json(M.PlayerInfo(player_id="ann"), "t1.2") is None  # never rated
+    line = rating_json(info, "t1.2")
+    assert line == {"zh": "等级分：540（-60，定级中）", "en": "Rating: 540 (-60, provisional)"}
+    assert player_json(info, "doudizhu", line)["rating"] == line

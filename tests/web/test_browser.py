@@ -160,6 +160,11 @@ def test_a_whole_doudizhu3_game_with_the_mouse(player: Player, cluster: Cluster)
     assert "结果：" in text and "计算：" in text and "得分：" in text, text
     p.page.wait_for_function("() => (window.__cardroom.playerLines.zh || []).length > 0")
     assert "累计（斗地主）" in box.inner_text()
+    # This game's rating change, once replay has rated it ("计算中" until then).
+    p.page.wait_for_function(
+        "() => /等级分：\\d+（[+-]\\d+/.test(document.querySelector('#player-lines').innerText)",
+        timeout=30_000,
+    )
     p.page.locator("#lang").click()  # the same settlement in English
     p.page.wait_for_function(
         "() => document.querySelector('[data-testid=settlement]').innerText.includes('steps:')"

@@ -19,6 +19,7 @@ const S = {
   lastGameId: "",
   endHands: null,
   playerLines: {},
+  rating: null,
   title: {},
   nextId: 1,
   pending: new Map(),
@@ -105,6 +106,7 @@ function onMessage(m) {
     case "player":
       S.playerLines = m.lines;
       S.title = m.title;
+      S.rating = m.rating;
       renderSettlement();
       break;
     case "gone":
@@ -130,6 +132,10 @@ function onEvent(m) {
   } else if (m.type === "game_over") {
     S.lastGameId = m.data.game_id || S.lastGameId;
     if (m.data.hands) S.endHands = m.data.hands;
+    // The totals and the rating of the game before are not this game's: GetPlayer's answer
+    // (asked by the back end at this game_over) brings this game's.
+    S.playerLines = {};
+    S.rating = null;
     // The table's snapshot may come first (an escape closes the table): the box it opened
     // gets the game's id and every seat's cards now.
     renderSettlement();
@@ -402,7 +408,7 @@ function renderSettlement() {
       hands.append(row);
     }
   }
-  $("#player-lines").textContent = [...(say(S.playerLines) || []), say(S.title)].filter(Boolean).join("\n");
+  $("#player-lines").textContent = [...(say(S.playerLines) || []), say(S.rating), say(S.title)].filter(Boolean).join("\n");
   const mine = S.snap.seats[mySeat()];
   $("#next-game").hidden = S.snap.state !== "waiting" || S.left;
   $("#next-game").disabled = Boolean(mine?.ready);
