@@ -28,7 +28,7 @@ the ratings of the bots that played it, so a rebuild from the log still reproduc
 
 >>> r = rate(["alice", "bot:hard", "bob"], {"status": "finished", "landlord": 0,
 ...          "scores": [4, -2, -2], "winner": 0, "escaper": None}, {})
->>> r["alice"].mu > 0 > r["bob"].mu, r["bot:hard"] == BOT_RATINGS["doudizhu"]["hard"]
+>>> r["alice"].mu > 0 > r["bob"].mu, r["bot:hard"] == BOT_RATINGS_BY_VERSION[1]["doudizhu"]["hard"]
 (True, True)
 """
 
@@ -80,9 +80,9 @@ INITIAL = Rating(_MODEL.mu, _MODEL.sigma)
 #: and level: each level's mean mu (and mean sigma) over
 #: its ten simulated players after 2,000 games among thirty, ten per level, three (or four)
 #: drawn at random per game: doudizhu3 for Dou Dizhu, zhengshangyou1 for Zheng Shangyou
-#: (bench/ratings_bench.py; README.md "Ratings" has the runs).  Hard is only a little
-#: stronger than normal at a table of drawn players (its edge is card counting and the
-#: endgame), and the ratings say so.
+#: (bench/ratings_bench.py; README.md "Ratings" has the runs).  Version 1: hard only a
+#: little stronger than normal at a table of drawn players, and the ratings said so; version
+#: 2 made normal the middle level.
 BOT_RATINGS_BY_VERSION: dict[int, dict[str, dict[str, Rating]]] = {
     1: {
         "doudizhu": {
@@ -94,6 +94,19 @@ BOT_RATINGS_BY_VERSION: dict[int, dict[str, dict[str, Rating]]] = {
             "easy": Rating(-3.18, 2.21),
             "normal": Rating(1.17, 2.11),
             "hard": Rating(2.41, 2.12),
+        },
+    },
+    # normal answers half the enemies' quiet plays as auto-play would (NormalBot.slip_share)
+    2: {
+        "doudizhu": {
+            "easy": Rating(-7.04, 1.99),
+            "normal": Rating(-0.76, 1.83),
+            "hard": Rating(2.10, 1.92),
+        },
+        "zhengshangyou": {
+            "easy": Rating(-2.50, 2.20),
+            "normal": Rating(-0.32, 2.12),
+            "hard": Rating(3.39, 2.11),
         },
     },
 }

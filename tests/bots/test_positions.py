@@ -163,3 +163,35 @@ def test_a_long_straight_is_led_before_a_lone_low_card(level: str) -> None:
     for seed in ("a", "b", "pos"):
         action = make_bot(level, state.variant, seed).act(rules.seat_view(state, 0))
         assert isinstance(action, PlayCards) and len(action.cards) >= 9, (seed, action)
+
+
+def test_normal_slips_only_on_quiet_answers_to_an_enemy() -> None:
+    """``normal`` is the middle level: it answers about half of the enemies' plays as
+    auto-play would, but never a lead, never over a partner's play, and never with an enemy
+    about to go out (the plays a person judges a partner by)."""
+    from services.bots.observe import observe
+    from services.bots.smart import NormalBot
+
+    slipped = eligible = 0
+    for g in range(12):
+        state = rules.new_game(rules.variant("doudizhu3"), seed=f"slips/{g}")
+        bots = [make_bot("normal", state.variant, f"slips/{g}/{s}") for s in range(3)]
+        while not state.over:
+            seat = state.turn
+            assert seat is not None
+            view = rules.seat_view(state, seat)
+            bot = bots[seat]
+            assert isinstance(bot, NormalBot)
+            o = observe(view, state.variant)
+            if o.phase == "play":
+                quiet = (
+                    o.last is not None and o.last_seat is not None
+                    and not o.is_partner(o.last_seat) and bot.min_enemy(o) > bot.threat_cards
+                )  # fmt: skip
+                slips = bot.slips(o)
+                assert quiet or not slips, (g, seat, o.last, o.counts)
+                eligible += quiet
+                slipped += slips
+            state, _ = rules.apply(state, bot.act(view))
+    assert eligible > 100 and 0.35 < slipped / eligible < 0.65, (slipped, eligible)
+    assert not make_bot("hard", "doudizhu3").slip_share  # type: ignore[attr-defined]

@@ -27,6 +27,7 @@ from services.ratings.model import (
 from services.ratings.model import bot_level as level_of_bot
 
 BETA = 25.0 / 6.0
+V = BOT_VERSION  # the bots that play now: their ids name it
 TAU = 25.0 / 300.0
 KAPPA = 0.0001
 
@@ -144,15 +145,15 @@ def test_an_escape_is_the_escapers_loss_by_hand() -> None:
 
 def test_bots_keep_their_level_and_pull_by_it() -> None:
     result = {"status": "finished", "landlord": 0, "scores": [4, -2, -2]}
-    after = rate(["a", "bot:hard:x1", "bot:easy:x2"], result, {})
+    after = rate(["a", f"bot:hard:x1:v{V}", f"bot:easy:x2:v{V}"], result, {})
     assert after is not None
     ddz = BOT_RATINGS["doudizhu"]
-    assert after["bot:hard:x1"] == ddz["hard"]
-    assert after["bot:easy:x2"] == ddz["easy"]
+    assert after[f"bot:hard:x1:v{V}"] == ddz["hard"]
+    assert after[f"bot:easy:x2:v{V}"] == ddz["easy"]
     want = by_hand([[INITIAL], [ddz["hard"], ddz["easy"]]], [1, 2])
     assert close(after["a"], want[0][0])
     # Beating a table of hard bots is worth more than beating one of easy bots.
-    easy = rate(["a", "bot:easy:1", "bot:easy:2"], result, {})
+    easy = rate(["a", f"bot:easy:1:v{V}", f"bot:easy:2:v{V}"], result, {})
     assert easy is not None and after["a"].mu > easy["a"].mu
 
 
@@ -178,16 +179,16 @@ def test_games_that_do_not_count(result: dict[str, object]) -> None:
 
 def test_a_game_of_bots_alone_does_not_count() -> None:
     result = {"status": "finished", "landlord": 0, "scores": [4, -2, -2]}
-    assert rate(["bot:easy:1", "bot:hard:2", "bot:normal:3"], result, {}) is None
+    assert rate([f"bot:easy:1:v{V}", f"bot:hard:2:v{V}", f"bot:normal:3:v{V}"], result, {}) is None
 
 
 def test_bots_are_rated_by_their_family() -> None:
     zsy = {"status": "finished", "family": "zhengshangyou", "landlord": None, "winner": 0,
            "scores": [6, -2, -2, -2]}  # fmt: skip
-    after = rate(["a", "bot:hard:1", "bot:easy:2", "bot:normal:3"], zsy, {})
+    after = rate(["a", f"bot:hard:1:v{V}", f"bot:easy:2:v{V}", f"bot:normal:3:v{V}"], zsy, {})
     assert after is not None
-    assert after["bot:hard:1"] == BOT_RATINGS["zhengshangyou"]["hard"]
-    assert after["bot:easy:2"] == BOT_RATINGS["zhengshangyou"]["easy"]
+    assert after[f"bot:hard:1:v{V}"] == BOT_RATINGS["zhengshangyou"]["hard"]
+    assert after[f"bot:easy:2:v{V}"] == BOT_RATINGS["zhengshangyou"]["easy"]
 
 
 @pytest.mark.parametrize("family", ["doudizhu", "zhengshangyou"])
