@@ -253,10 +253,10 @@ class StartScreen(ModalScreen[dict[str, Any] | None]):
             with Horizontal(classes="start-row"):
                 yield Static("bots", classes="start-label")
                 with RadioSet(id="start-bots"):
+                    chosen = self.bot_level or render.BOT_LEVELS[0]
                     for level in render.BOT_LEVELS:
                         yield RadioButton(render.bot_level_name(level),
-                                          value=level == self.bot_level,
-                                          id=f"l-{level or 'default'}")  # fmt: skip
+                                          value=level == chosen, id=f"l-{level}")  # fmt: skip
             with Horizontal(classes="start-row"):
                 yield Static("stake", classes="start-label")
                 yield Input(str(self.stake or 1), id="start-stake", type="integer")

@@ -783,13 +783,12 @@ def auto_pass_toggled(on: bool) -> str:
 # ---------------------------------------------------------------------- the start screen
 START_TITLE = "Choose your table"
 START_KEYS = "Tab moves · Enter sits down · Esc quits"
-BOT_LEVELS = ("", "easy", "normal", "hard", "auto")
+#: The start screen's bot levels, the default (Enqueue's too) first.
+BOT_LEVELS = ("auto", "easy", "normal", "hard")
 
 
 def bot_level_name(level: str) -> str:
-    if level == "auto":
-        return "auto (fits your rating)"
-    return level or "default"
+    return "auto (fits your rating)" if level == "auto" else level
 
 
 BAD_STAKE = "the stake is a whole number from 1 to 1000000"
