@@ -79,8 +79,8 @@ class NormalBot(Bot):
     #: nearly hard's equal at a table of drawn players and the levels' ratings overlapped
     #: (issue 27).  Measured (bench ``ratings``: 2,000 games among thirty players, ten per
     #: level; mean mu and 95% interval): doudizhu3, 0 → 0.5: normal 0.73 [−0.46, 1.92] →
-    #: −0.76 [−1.54, 0.02], hard 1.51 [0.01, 3.01] → 2.10 [0.70, 3.51], easy −8.46 → −7.04,
-    #: tau-b 0.565 → 0.742; zhengshangyou1 tau-b 0.698 → 0.797, intervals apart.  0.3 left
+    #: −0.83 [−1.69, 0.02], hard 1.51 [0.01, 3.01] → 1.99 [0.55, 3.43], easy −8.46 → −7.12,
+    #: tau-b 0.565 → 0.742; zhengshangyou1 tau-b 0.698 → 0.775, intervals apart.  0.3 left
     #: doudizhu3's intervals touching; 0.7 was no clearer.  (Slips on leads too separated the
     #: levels as well, but led a lone low card before a long straight: a person's complaint.)
     slip_share = 0.5

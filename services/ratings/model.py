@@ -99,14 +99,14 @@ BOT_RATINGS_BY_VERSION: dict[int, dict[str, dict[str, Rating]]] = {
     # normal answers half the enemies' quiet plays as auto-play would (NormalBot.slip_share)
     2: {
         "doudizhu": {
-            "easy": Rating(-7.04, 1.99),
-            "normal": Rating(-0.76, 1.83),
-            "hard": Rating(2.10, 1.92),
+            "easy": Rating(-7.12, 1.99),
+            "normal": Rating(-0.83, 1.83),
+            "hard": Rating(1.99, 1.92),
         },
         "zhengshangyou": {
-            "easy": Rating(-2.50, 2.20),
-            "normal": Rating(-0.32, 2.12),
-            "hard": Rating(3.39, 2.11),
+            "easy": Rating(-2.48, 2.20),
+            "normal": Rating(-0.36, 2.12),
+            "hard": Rating(3.38, 2.11),
         },
     },
 }
