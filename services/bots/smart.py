@@ -37,6 +37,7 @@ from .counting import Threats
 from .endgame import Endgame
 from .hand import Analyzer, Group, Split, body_kind, group_pattern, group_value
 from .observe import Observation
+from .rollout import Rollout
 from .tactics import Tactics
 
 #: Bid thresholds on a split's score (the hand as dealt), per level and variant: the least
@@ -268,6 +269,18 @@ ENDGAME_BUDGET = 2500  # search nodes per decision
 CONTROL_BONUS = 7.0  # a control's worth in hand_value: one play
 TOP_UP_BELOW = 11  # a partner's play below an ace may be topped up before the landlord
 TOP_UP_MARGIN = -4.0
+#: The middle-game search (:mod:`.rollout`), before the endgame search can run: hard's lead
+#: (a Dou Dizhu landlord's only) against the next MID_OPTIONS groups of its split, over
+#: MID_WORLDS sampled worlds played out, an alternative taken when it wins more than
+#: MID_MARGIN worlds more than the heuristic's lead; at most MID_MOVES[(players, decks)]
+#: moves played out per decision (0: no search).  Measured (bench ``bots``, paired deals):
+#: doudizhu3 landlord vs RLCard's agent 0.789 → 0.826 (800 deals, +0.037); zhengshangyou1
+#: first out 0.528 → 0.555 (400 deals).  Searching follows too, or the farmers' leads,
+#: lost (landlord 0.819 → 0.795; farmers 0.860 → 0.846); 12 worlds or margin 0 won less.
+MID_WORLDS = 24
+MID_OPTIONS = 4
+MID_MARGIN = 1
+MID_MOVES = {(3, 1): 3000, (4, 1): 3000, (4, 2): 1000}
 
 
 class HardBot(NormalBot):
@@ -276,11 +289,52 @@ class HardBot(NormalBot):
     follow_margin = -3.0
     lead_size_weight = 2.0
 
+    def __init__(self, v: rules.Variant, seed: str) -> None:
+        super().__init__(v, seed)
+        self.rollout = Rollout(v, self.endgame, self.an)
+
     def refine(self, o: Observation, choice: Play | None) -> Play | None:
         start = ENDGAME_CARDS.get((o.players, self.variant.decks), 16)
-        if sum(o.counts) <= start and o.must_hold is None:
+        if o.must_hold is not None:
+            return choice
+        if sum(o.counts) <= start:
             return self.search(o, choice)
+        if o.last is None and (o.landlord is None or o.landlord == o.seat):
+            return self.mid_search(o, choice)
         return choice
+
+    def mid_options(self, o: Observation, choice: Play | None) -> list[Play | None]:
+        """What the middle-game search decides between: the heuristic's lead ``choice``
+        first (it wins ties), then the split's other groups, weakest first (one play per
+        pattern, at most MID_OPTIONS)."""
+        candidates: list[Play | None] = [choice]
+        seen: set[tuple[Kind, int, int]] = set()
+        if choice is not None:
+            seen.add((choice.pattern.kind, choice.pattern.order, choice.pattern.size))
+        sp = self.split(o.hand)
+        groups = [g for g in sp.groups if not g.is_bomb] or list(sp.groups)
+        for g in sorted(groups, key=lambda g: self.lead_key(o, g)):
+            p = self.group_play(o.hand, g)
+            if p is None or len(candidates) > MID_OPTIONS:
+                continue
+            key = (p.pattern.kind, p.pattern.order, p.pattern.size)
+            if key not in seen:
+                seen.add(key)
+                candidates.append(p)
+        return candidates
+
+    def mid_search(self, o: Observation, choice: Play | None) -> Play | None:
+        """The heuristic's lead ``choice`` unless another of :meth:`mid_options` wins
+        clearly more sampled worlds played out."""
+        budget = MID_MOVES.get((o.players, self.variant.decks), 0)
+        if not budget or not MID_WORLDS:
+            return choice
+        candidates = self.mid_options(o, choice)
+        if len(candidates) < 2:
+            return choice
+        rng = self.rng(o)
+        best = self.rollout.choose(o, candidates, MID_WORLDS, rng, MID_MARGIN, budget)
+        return candidates[best]
 
     def search_options(self, o: Observation, choice: Play | None) -> list[Play | None]:
         """What the search decides between: the heuristic's ``choice`` first (it wins ties),
