@@ -89,9 +89,7 @@ class Rollout:
             return self._take(hand, kind, r, k)
         return self.lead(hand)
 
-    def auto_follow(
-        self, hand: Hand, last: Pattern, no_bombs: bool
-    ) -> tuple[Hand, Pattern] | None:
+    def auto_follow(self, hand: Hand, last: Pattern, no_bombs: bool) -> tuple[Hand, Pattern] | None:
         """Auto-play's follow: the lowest rank that beats a single, pair or triple (from any
         rank), the lowest plain play of another kind, else the least bomb (none over a
         partner)."""
@@ -272,4 +270,3 @@ class Rollout:
         hands[o.seat] = tuple(after)
         won = self.play_out(hands, (o.seat + 1) % n, cand.pattern, o.seat, 0, o.landlord, mine)
         return won >= 0 and mine[won]
-

@@ -21,7 +21,10 @@ within six cards of going out (bombs included), follows at a small cost where ``
 passes, lets a partner's play stand when no enemy can beat it, feeds a partner holding one or
 two cards, shows a ddz4 hand that is a certain win or splits very well, bids on most hands
 (its thresholds were measured against auto-play), and with few cards left searches the plays
-exactly over sampled deals of the unknown cards (:mod:`.endgame`).
+exactly over sampled deals of the unknown cards (:mod:`.endgame`).  Before that, a Dou Dizhu
+landlord's lead (every lead in Zheng Shangyou) is weighed against the next few groups of its
+split by playing sampled deals out (:mod:`.rollout`): it takes another lead only when that
+wins clearly more of them.
 """
 
 from __future__ import annotations

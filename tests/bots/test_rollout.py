@@ -1,7 +1,8 @@
 """The middle-game search's play-outs (:mod:`services.bots.rollout`): every move its policy
-makes is a legal play of the hand (checked against the rules' own move generator), a world
-is always played to a side's win, and the choice is the candidate that wins the most worlds,
-the heuristic's winning ties."""
+makes is a legal play of the hand (checked against the rules' own move generator), the
+enemies' model is auto-play's policy, a world is played out until a seat goes out, and the
+choice is the candidate that wins the most worlds, the heuristic's winning ties unless
+another wins more than the margin more."""
 
 from __future__ import annotations
 
@@ -172,7 +173,8 @@ def test_the_enemies_model_is_auto_play(
     assert auto is not None
     if not auto.pattern.is_bomb:
         _, p = ro.auto_lead(hand)
-        assert (p.kind, p.order, p.size) == (auto.pattern.kind, auto.pattern.order, auto.pattern.size)
+        want = (auto.pattern.kind, auto.pattern.order, auto.pattern.size)
+        assert (p.kind, p.order, p.size) == want
     leads = eg.moves(tuple(min(c, v.copies[r]) for r, c in enumerate(reversed(hand))), None)
     if not leads:
         return
