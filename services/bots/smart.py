@@ -276,10 +276,13 @@ TOP_UP_MARGIN = -4.0
 #: (a Dou Dizhu landlord's only) against the next MID_OPTIONS groups of its split, over
 #: MID_WORLDS sampled worlds played out, an alternative taken when it wins more than
 #: MID_MARGIN worlds more than the heuristic's lead; at most MID_MOVES[(players, decks)]
-#: moves played out per decision (0: no search).  Measured (bench ``bots``, paired deals):
-#: doudizhu3 landlord vs RLCard's agent 0.789 → 0.826 (800 deals, +0.037); zhengshangyou1
-#: first out 0.528 → 0.555 (400 deals).  Searching follows too, or the farmers' leads,
-#: lost (landlord 0.819 → 0.795; farmers 0.860 → 0.846); 12 worlds or margin 0 won less.
+#: moves played out per decision (0: no search).  Measured (bench ``bots``): doudizhu3
+#: landlord vs RLCard's agent, 800 paired deals, +0.033 ±0.023 (0.789 → 0.821); on the
+#: bench's 2,000 deals 0.817 [0.799, 0.833]; first out zhengshangyou1 +0.027 ±0.012 (400
+#: paired deals; bench 1,000 deals 0.557), zhengshangyou2 +0.018 ±0.011 (300; bench 0.770);
+#: doudizhu4 landlord vs easy 0.897.  Searching follows too lost (landlord 0.795 with 16
+#: worlds against 0.819 for leads only), as did the farmers' leads (0.860 → 0.846); a split
+#: policy for every seat in the play-outs won less (0.810) and more worlds of it lost.
 MID_WORLDS = 24
 MID_OPTIONS = 4
 MID_MARGIN = 1
