@@ -281,8 +281,9 @@ TOP_UP_MARGIN = -4.0
 #: bench's 2,000 deals 0.817 [0.799, 0.833]; first out zhengshangyou1 +0.027 ±0.012 (400
 #: paired deals; bench 1,000 deals 0.557), zhengshangyou2 +0.018 ±0.011 (300; bench 0.770);
 #: doudizhu4 landlord vs easy 0.897.  Searching follows too lost (landlord 0.795 with 16
-#: worlds against 0.819 for leads only), as did the farmers' leads (0.860 → 0.846); a split
-#: policy for every seat in the play-outs won less (0.810) and more worlds of it lost.
+#: worlds against 0.819 for leads only), as did the farmers' leads (0.860 → 0.846); with the
+#: split policy for every seat in the play-outs the landlord won 0.799 (12 worlds) and 0.780
+#: (24): a poor model of the enemies misleads the more it is sampled.
 MID_WORLDS = 24
 MID_OPTIONS = 4
 MID_MARGIN = 1
