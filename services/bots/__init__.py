@@ -5,9 +5,9 @@
     action = bot.act(rules.seat_view(state, seat))      # an Action for view.seat
 
 Levels: ``easy`` (the auto-play policy), ``normal`` (certain plays first, then hand
-decomposition), ``hard`` (the same with card counting and an endgame search).  Pure: this
-package imports the rules library and the standard library only; a bot's only input is the
-view.
+decomposition), ``hard`` (the same with card counting, a middle-game search of its leads and
+an endgame search).  Pure: this package imports the rules library and the standard library
+only; a bot's only input is the view.
 """
 
 from __future__ import annotations
