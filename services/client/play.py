@@ -525,8 +525,12 @@ class PlayApp(App[int]):
                 if exc.reason in ("NOT_SEATED", "TABLE_NOT_FOUND"):
                     self._post(self._set_status, render.NO_LONGER_SEATED)
                     self._post(self._removed)
-                    while not s.closed and s.table_id:  # until a new queue, if one
+                    gone = s.table_id
+                    while not s.closed and s.table_id == gone:  # until a new queue, if one
+                        # (cleared each time: a wake-up left set made this loop spin, a
+                        # removed player's idle client at 60% of a core)
                         self._dirty.wait(1.0)
+                        self._dirty.clear()
                 continue
             self._post(self._apply_snapshot, snap)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -524,6 +525,18 @@ def test_nothing_to_resume_and_no_matchmaker_say_so_in_one_line(cluster: Cluster
     assert lost.return_code == 1 and lost.fatal == render.unreachable_text("127.0.0.1:1")
 
 
+class CountingEvent(threading.Event):
+    """A threading.Event that counts its waits."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits = 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits += 1
+        return super().wait(timeout)
+
+
 def test_the_start_timer_counts_down_then_removal_offers_a_new_queue(cluster: Cluster) -> None:
     timers = M.Timers(bid_ms=30_000, turn_ms=30_000, start_ms=4_000, grace_ms=10_000,
                       bot_think_ms=0)  # fmt: skip
@@ -539,6 +552,13 @@ def test_the_start_timer_counts_down_then_removal_offers_a_new_queue(cluster: Cl
             await until(pilot, lambda: "⚠" in str(app.query_one("#settlement").render()))
             await until(pilot, lambda: app.left == render.REMOVED_TEXT, timeout=30)
             assert "removed" in app.message and "queue again" in app.message
+            # Idle after the removal, the snapshot follower sleeps: it wakes on a new event or
+            # once a second, not in a loop (it once spun at 60% of a core, woken for good).
+            woken = CountingEvent()
+            woken.set()  # as a late event left it
+            app._dirty = woken
+            await pilot.pause(2.0)
+            assert woken.waits < 20, woken.waits
             await pilot.press("n")  # no NOT_SEATED: the seat is gone, and the screen says so
             assert "NOT_SEATED" not in app.message
             old = app.session.table_id
