@@ -24,7 +24,7 @@ LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": Ha
 #: (``bot:<level>:<unique>:v<VERSION>``) and each version has its own measured fixed ratings
 #: (services/ratings/model.py ``BOT_RATINGS_BY_VERSION``), so a game is rated, and rebuilt,
 #: with the ratings of the bots that played it.
-VERSION = 2  # 2: normal answers half the enemies' quiet plays as auto-play would
+VERSION = 2  # 2: normal slips on half its quiet answers; hard searches middle-game leads
 
 
 def make_bot(level: str, variant: rules.Variant | str, seed: str = "") -> Bot:

@@ -84,7 +84,9 @@ class NormalBot(Bot):
     #: (issue 27).  Measured (bench ``ratings``: 2,000 games among thirty players, ten per
     #: level; mean mu and 95% interval): doudizhu3, 0 → 0.5: normal 0.73 [−0.46, 1.92] →
     #: −0.83 [−1.69, 0.02], hard 1.51 [0.01, 3.01] → 1.99 [0.55, 3.43], easy −8.46 → −7.12,
-    #: tau-b 0.565 → 0.742; zhengshangyou1 tau-b 0.698 → 0.775, intervals apart.  0.3 left
+    #: tau-b 0.565 → 0.742; zhengshangyou1 tau-b 0.698 → 0.775, intervals apart.  With hard's
+    #: middle-game search added: normal −0.73 [−1.70, 0.23], hard 1.96 [0.50, 3.43], tau-b
+    #: 0.714 (zhengshangyou1 0.797).  0.3 left
     #: doudizhu3's intervals touching; 0.7 was no clearer.  (Slips on leads too separated the
     #: levels as well, but led a lone low card before a long straight: a person's complaint.)
     slip_share = 0.5
@@ -322,7 +324,11 @@ TOP_UP_MARGIN = -4.0
 MID_WORLDS = 24
 MID_OPTIONS = 4
 MID_MARGIN = 1
-MID_MOVES = {(3, 1): 3000, (4, 1): 3000, (4, 2): 1000}
+#: doudizhu3's cap is 2,000, not the 3,000 its figures above were measured with: at 3,000 hard's
+#: CPU per decision there had p99 60.5 ms (goal 50; avg 3.57), at 2,000 44.4 ms (avg 2.94),
+#: 60 self-play games on a loaded machine.  12 worlds without a cap gained +0.029 of the
+#: +0.033 (paired), so the loss should be small; not yet measured against RLCard's agent.
+MID_MOVES = {(3, 1): 2000, (4, 1): 3000, (4, 2): 1000}
 
 
 class HardBot(NormalBot):

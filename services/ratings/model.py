@@ -96,17 +96,18 @@ BOT_RATINGS_BY_VERSION: dict[int, dict[str, dict[str, Rating]]] = {
             "hard": Rating(2.41, 2.12),
         },
     },
-    # normal answers half the enemies' quiet plays as auto-play would (NormalBot.slip_share)
+    # normal answers half the enemies' quiet plays as auto-play would (NormalBot.slip_share);
+    # hard searches the middle game's leads (services/bots/rollout.py)
     2: {
         "doudizhu": {
-            "easy": Rating(-7.12, 1.99),
-            "normal": Rating(-0.83, 1.83),
-            "hard": Rating(1.99, 1.92),
+            "easy": Rating(-7.29, 1.99),
+            "normal": Rating(-0.73, 1.84),
+            "hard": Rating(1.96, 1.92),
         },
         "zhengshangyou": {
-            "easy": Rating(-2.48, 2.20),
-            "normal": Rating(-0.36, 2.12),
-            "hard": Rating(3.38, 2.11),
+            "easy": Rating(-2.75, 2.20),
+            "normal": Rating(-0.44, 2.12),
+            "hard": Rating(3.68, 2.12),
         },
     },
 }
