@@ -878,10 +878,9 @@ class PlayApp(App[int]):
         replay has rated the game; until then "rating pending", and GetPlayer is asked again
         (RATING_ASKS, RATING_LATER_S).  A game that does not count (disbanded, or without a
         score: ratings.model.teams_of) never gets a change and shows no line."""
-        change = info.last_rating_change
-        if info.HasField("last_rating_change") and change.game_id == self._players_game:
-            provisional = any(r.provisional for r in info.ratings if r.variant == change.variant)
-            return [render.rating_line(change.display, change.display_before, provisional)]
+        change = render.game_rating_change(info, self._players_game)
+        if change is not None:
+            return [render.rating_line(*change)]
         snap = self.snap
         if snap is None or teams_of(snap.settlement, len(snap.message.seats)) is None:
             return []

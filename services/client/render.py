@@ -1028,6 +1028,17 @@ def rating_line(display: int, before: int, provisional: bool = False) -> str:
 RATING_PENDING = "Rating 等级分: pending 计算中…"
 
 
+def game_rating_change(info: Any, game_id: str) -> tuple[int, int, bool] | None:
+    """Game ``game_id``'s rating change in GetPlayer's answer ``info``: (display after,
+    display before, provisional), once replay has rated that game (the player's last change
+    is then this game's), else None — never an earlier game's change."""
+    change = info.last_rating_change
+    if not game_id or not info.HasField("last_rating_change") or change.game_id != game_id:
+        return None
+    provisional = any(r.provisional for r in info.ratings if r.variant == change.variant)
+    return change.display, change.display_before, provisional
+
+
 def rating_line_in(display: int, before: int, provisional: bool, lang: str) -> str:
     """The player's own rating after a game, in one language (the web page's settlement):
     ``等级分：1262（+18）``, ``Rating: 1262 (+18, provisional)``."""

@@ -160,14 +160,10 @@ def escape_json(view: rules.SeatView) -> dict[str, Any] | None:
 def rating_json(info: M.PlayerInfo, game_id: str) -> dict[str, str] | None:
     """Game ``game_id``'s rating change for the player, in both languages, once replay has
     rated it (GetPlayer's last change is then this game's), else None."""
-    change = info.last_rating_change
-    if not info.HasField("last_rating_change") or change.game_id != game_id or not game_id:
+    change = render.game_rating_change(info, game_id)
+    if change is None:
         return None
-    provisional = any(r.provisional for r in info.ratings if r.variant == change.variant)
-    return {
-        lang: render.rating_line_in(change.display, change.display_before, provisional, lang)
-        for lang in render.LANGS
-    }
+    return {lang: render.rating_line_in(*change, lang) for lang in render.LANGS}
 
 
 def player_json(
