@@ -137,13 +137,17 @@ def database_unavailable(exc: BaseException) -> bool:
     return False
 
 
+#: How long a SQLite statement waits for another connection's write lock before failing.
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+
 def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
     dbapi_conn.isolation_level = None  # let the "begin" listener issue BEGIN itself
     cur = dbapi_conn.cursor()
     cur.execute("PRAGMA journal_mode=WAL")
     cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA busy_timeout=10000")
+    cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cur.close()
 
 

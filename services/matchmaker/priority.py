@@ -213,6 +213,15 @@ class PeopleFirstLock:
                     self._background.wait()
             self._held = True
 
+    def acquire_now(self) -> bool:
+        """The lock if it is free and nobody waits for it; never waits (the event loop's
+        thread, which must not block, takes it this way or leaves the write to a thread)."""
+        with self._people:
+            if self._held or self._people_waiting:
+                return False
+            self._held = True
+            return True
+
     @property
     def people_waiting(self) -> int:
         """People's writes waiting for the lock now."""

@@ -34,7 +34,7 @@ from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_
 
 from . import bots
 from . import table as table_rules
-from .backends import Conflict
+from .backends import Conflict, WouldWait, run_on_loop
 from .clients import Engine, Replay, Unreachable
 from .outbox import Outbox
 from .priority import (
@@ -104,6 +104,9 @@ class Runner:
         self._threads = ThreadsByPriority(
             {Priority.MOVE: r.call_threads, Priority.CALL: r.call_threads,
              Priority.BACKGROUND: r.threads}, "mm-db")  # fmt: skip
+        #: SQLite: short store calls run on the event loop's thread (run_on_loop).
+        #: PostgreSQL's are round trips to a server, whose waits would stop the loop.
+        self._loop_calls = not store.backend.postgres
         self._streams = ThreadPoolExecutor(
             self.settings.stream_threads, thread_name_prefix="mm-stream"
         )
@@ -152,17 +155,20 @@ class Runner:
 
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` in a database thread of the caller's priority."""
-        return await self._once_more(self._threads.run, lambda: fn(*args, **kwargs))
+        """``fn(*args, **kwargs)`` in a database thread of the caller's priority, or on
+        this thread when it is short and the database SQLite (backends.run_on_loop)."""
+        return await self._once_more(self._threads.run, fn, partial(fn, *args, **kwargs))
 
     async def stream_db(self, fn: Callable[..., T], *args: Any) -> T:
         """:meth:`db` for the reads of seat streams, in their own pool."""
-        return await self._once_more(partial(in_thread, self._streams), lambda: fn(*args))
+        return await self._once_more(partial(in_thread, self._streams), fn, partial(fn, *args))
 
-    @staticmethod
     async def _once_more(
-        run: Callable[[Callable[[], T]], Awaitable[T]], call: Callable[[], T]
+        self, run: Callable[[Callable[[], T]], Awaitable[T]], fn: Any, call: Callable[[], T]
     ) -> T:
+        if self._loop_calls and getattr(fn, "on_loop", False):
+            with contextlib.suppress(WouldWait):
+                return run_on_loop(call)
         try:
             return await run(call)
         except Exception as exc:

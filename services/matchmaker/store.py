@@ -21,7 +21,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import (
     Connection,
@@ -87,6 +87,18 @@ _REQUEST = select(requests).where(
     requests.c.table_id == bindparam("p_table_id"),
     requests.c.request_id == bindparam("p_request_id"),
 )
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def on_loop(fn: F) -> F:
+    """Marks a store call short enough (one small transaction or read, bounded rows) to run
+    on the event loop's own thread on SQLite (Runner.db): a hop to a database thread and
+    back cost more CPU than such a call itself.  A call that would wait for the write lock
+    goes to a thread after all (backends.WouldWait)."""
+    fn.on_loop = True  # type: ignore[attr-defined]
+    return fn
 
 
 def now_ms() -> int:
@@ -493,11 +505,13 @@ class Store:
             return ratings.mus_of(conn, variant, players)
 
     # ------------------------------------------------------------------ tables
+    @on_loop
     def load(self, table_id: str) -> Table | None:
         with self.reader.connect() as conn:
             row = conn.execute(_LOAD, {"p_table_id": table_id}).first()
         return None if row is None else Table.from_values(dict(row._mapping))
 
+    @on_loop
     def write(self, table: Table, old_seq: int, w: Write, hold_ms: int = 0) -> Table:
         """Commit ``table`` (its new state), conditional on its seq still being ``old_seq``,
         with the table events, outbox rows, released holds and request id of ``w``.
@@ -676,6 +690,7 @@ class Store:
                 # The same request id won elsewhere meanwhile: this write must not land.
                 raise Conflict(table.table_id) from None
 
+    @on_loop
     def claim_due(self, limit: int, lease_ms: int) -> list[str]:
         """Tables with something due and no live lease: leased to this caller for
         ``lease_ms`` (another instance skips them until then), ids returned."""
@@ -703,12 +718,14 @@ class Store:
                 )
         return ids
 
+    @on_loop
     def lease(self, table_id: str, until_ms: int) -> None:
         with self._tx() as conn:
             conn.execute(
                 update(tables).where(tables.c.table_id == table_id).values(lease_ms=until_ms)
             )
 
+    @on_loop
     def events_after(self, table_id: str, seat: int, after: int) -> list[Any]:
         """The next page (:data:`EVENTS_PAGE`) of the table's events ``seat`` may read."""
         params = {"p_table_id": table_id, "p_after": after, "p_seat": seat}
@@ -792,6 +809,7 @@ class Store:
                     out.append(key)
         return out
 
+    @on_loop
     def live_seats(self, table_id: str) -> set[int]:
         """The seats of ``table_id`` with a live stream on some instance."""
         with self.reader.connect() as conn:
@@ -856,6 +874,7 @@ class Store:
             ).all()
         return list(rows)
 
+    @on_loop
     def delivered(self, ids: Iterable[int]) -> None:
         with self._tx() as conn:
             conn.execute(delete(outbox).where(outbox.c.id.in_(list(ids))))
