@@ -644,21 +644,21 @@ class Store:
     ) -> None:
         """:meth:`_write`'s statements in the transaction ``conn``: the conditional UPDATE
         (Conflict when another writer moved the table), then its rows."""
-        matched = conn.execute(_UPDATE, values).rowcount
-        if matched != 1:
+        outbox_rows = [
+            {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
+             "body": r.SerializeToString(), "created_ms": now,
+             "next_try_ms": now + w.outbox_delay_ms, "attempts": 0}
+            for r in w.outbox
+        ]  # fmt: skip
+        matched = self.backend.write_table_rows(conn, values, ev_rows, outbox_rows)
+        if matched is None:
+            matched = conn.execute(_UPDATE, values).rowcount == 1
+            if matched and ev_rows:
+                conn.execute(_INSERT_EVENTS, ev_rows)
+            if matched and outbox_rows:
+                conn.execute(_INSERT_OUTBOX, outbox_rows)
+        if not matched:
             raise Conflict(table.table_id)
-        if ev_rows:
-            conn.execute(_INSERT_EVENTS, ev_rows)
-        if w.outbox:
-            conn.execute(
-                _INSERT_OUTBOX,
-                [
-                    {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
-                     "body": r.SerializeToString(), "created_ms": now,
-                     "next_try_ms": now + w.outbox_delay_ms, "attempts": 0}
-                    for r in w.outbox
-                ],
-            )  # fmt: skip
         if w.results:
             conn.execute(
                 self.backend.add_results,
