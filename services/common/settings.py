@@ -17,6 +17,13 @@ from collections.abc import Mapping
 from typing import Any
 
 DEFAULT_PORTS = {"engine": 50051, "replay": 50052, "matchmaker": 50053}
+#: Services whose bound on concurrent calls differs from ServerSettings'.  Every seated
+#: person holds a matchmaker Subscribe stream for the whole table, and gRPC counts a stream
+#: as a call: at 1,000 the 600 tables of issue 29's bench refused streams and Acts alike
+#: (RESOURCE_EXHAUSTED).  An idle stream costs a waiter, not a thread: the bound is there
+#: for a flood of calls, and two streams a person (a terminal and a browser) at 4,000 tables
+#: still fit.
+DEFAULT_MAX_CONCURRENT_RPCS = {"matchmaker": 10_000}
 #: Where a service keeps its files unless ``CARDROOM_DATA_DIR`` says otherwise.
 DEFAULT_DATA_DIR = "data"
 
@@ -91,6 +98,9 @@ def from_env(service: str, environ: Mapping[str, str] | None = None) -> ServerSe
     values: dict[str, Any] = {
         "service": service,
         "port": DEFAULT_PORTS.get(service, 50051),
+        "max_concurrent_rpcs": DEFAULT_MAX_CONCURRENT_RPCS.get(
+            service, ServerSettings.max_concurrent_rpcs
+        ),
     }
     for field in dataclasses.fields(ServerSettings):
         if field.name == "service":
