@@ -101,6 +101,26 @@ def percentiles(values: list[float]) -> dict[str, float]:
     return {"p50_ms": at(0.50), "p95_ms": at(0.95), "p99_ms": at(0.99)}
 
 
+class _Grid:
+    """A paced task's call times: every ``interval`` seconds from its own start.  A call that
+    overran its slot waits for the next slot of its own grid.  Going at once instead (the
+    wait shortened by the call's time), every task held up by one stall of the server went
+    together afterwards and stayed together: the phases that spread the tasks over the
+    interval collapsed, and the steady load became bursts of every task's call at once."""
+
+    def __init__(self, start: float, interval: float) -> None:
+        self.start = start
+        self.interval = interval
+
+    def wait_at(self, now: float) -> float:
+        """Seconds from ``now`` to this task's next slot."""
+        slots = math.floor((now - self.start) / self.interval) + 1
+        return self.start + slots * self.interval - now
+
+    async def next_slot(self) -> None:
+        await asyncio.sleep(self.wait_at(time.perf_counter()))
+
+
 async def _client(
     target: str,
     rpc: str,
@@ -128,7 +148,7 @@ async def _client(
         make_stub: Any = engine_pb2_grpc.EngineServiceStub  # generated, untyped
         stub = make_stub(channel)
 
-        async def call(method: str, fn: Any, request: Any) -> Any:
+        async def call(method: str, fn: Any, request: Any, grid: _Grid | None) -> Any:
             start = time.perf_counter()
             try:
                 answer = await fn(request, timeout=10)
@@ -139,29 +159,35 @@ async def _client(
                 elapsed = (time.perf_counter() - start) * 1e3
                 result.latencies.setdefault(method, []).append(elapsed)
             result.requests += 1
-            if interval:
-                await asyncio.sleep(max(0.0, interval - (time.perf_counter() - start)))
+            if grid is not None:
+                await grid.next_slot()
             return answer
 
-        async def stagger(i: int) -> None:
-            # Paced tasks start spread over one interval, not all at once: each keeps its
-            # phase, so started together they would send bursts of ``tasks`` calls and the
-            # latency measured would be the time to drain a burst, not that of a steady rate.
-            if interval:
-                await asyncio.sleep(interval * i / tasks)
+        async def stagger(i: int) -> _Grid | None:
+            # Paced tasks start spread over one interval, not all at once, and each keeps
+            # its phase (_Grid): started together, or let go together after a stall, they
+            # would send bursts of ``tasks`` calls and the latency measured would be the time
+            # to drain a burst, not that of a steady rate.
+            if not interval:
+                return None
+            await asyncio.sleep(interval * i / tasks)
+            return _Grid(time.perf_counter(), interval)
 
         async def baseline(i: int) -> None:
-            await stagger(i)
+            grid = await stagger(i)
             ping = engine_pb2.PingRequest()
             while time.perf_counter() < stop_at:
-                await call("Ping", stub.Ping, ping)
+                await call("Ping", stub.Ping, ping, grid)
 
         async def games(i: int) -> None:
-            await stagger(i)
+            grid = await stagger(i)
             while time.perf_counter() < stop_at:
                 deal = engine_pb2.Deal(seed=f"load-{rnd.getrandbits(48):x}")
                 game = await call(
-                    "NewGame", stub.NewGame, engine_pb2.NewGameRequest(variant=variant, deal=deal)
+                    "NewGame",
+                    stub.NewGame,
+                    engine_pb2.NewGameRequest(variant=variant, deal=deal),
+                    grid,
                 )
                 if game is None:
                     continue
@@ -171,6 +197,7 @@ async def _client(
                         "ListLegalActions",
                         stub.ListLegalActions,
                         engine_pb2.ListLegalActionsRequest(state=state),
+                        grid,
                     )
                     if legal is None or not legal.actions:
                         break
@@ -181,6 +208,7 @@ async def _client(
                         engine_pb2.ApplyRequest(
                             state=state, action=action, history_delta=history_delta
                         ),
+                        grid,
                     )
                     if answer is None:
                         break

@@ -80,3 +80,17 @@ def test_bad_flags_exit_2(flags: list[str], capsys: pytest.CaptureFixture[str]) 
     assert status == 2
     err = capsys.readouterr().err
     assert "error" in err and "Traceback" not in err
+
+
+def test_a_paced_task_keeps_its_phase_after_a_stall() -> None:
+    """Each paced task calls on its own grid of slots, started a fraction of an interval
+    after the one before: a call that overran (a stall of the server) waits for the next slot
+    of its own grid, so tasks held up together do not go on together, in bursts."""
+    grid = loadtest._Grid(start=100.0, interval=0.05)
+    assert grid.wait_at(100.01) == pytest.approx(0.04)  # a quick call: the next slot
+    assert grid.wait_at(100.123) == pytest.approx(0.027)  # overran two slots: the third
+    # Two tasks a quarter interval apart, both held up by the same stall until 101.003: they
+    # go on at their own slots, still a quarter interval apart (not both at once).
+    other = loadtest._Grid(start=100.0125, interval=0.05)
+    first, second = (101.003 + g.wait_at(101.003) for g in (grid, other))
+    assert (first, second) == (pytest.approx(101.05), pytest.approx(101.0125))
