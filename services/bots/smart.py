@@ -329,17 +329,21 @@ MID_MARGIN = 1
 #: doudizhu3's cap is 2,000, not the 3,000 its figures above were measured with: at 3,000 hard's
 #: CPU per decision there had p99 60.5 ms (goal 50; avg 3.57), at 2,000 44.4 ms (avg 2.94),
 #: 60 self-play games on a loaded machine.  12 worlds without a cap gained +0.029 of the
-#: +0.033 (paired), so the loss should be small; not yet measured against RLCard's agent.
+#: +0.033 (paired), so the loss should be small: measured, landlord 0.815 [0.797, 0.831] on
+#: the bench's 2,000 deals (0.817 at 3,000).  doudizhu4, 1,000 paired deals vs easy: 1,000 →
+#: 3,000 landlord 0.897 → 0.908 (+0.011 ±0.011; hard's CPU per decision 1.20 → 2.34 ms avg,
+#: p99 20 → 44), → 2,000 0.901 (+0.004 ±0.010); the farmers' 0.896 unchanged: kept at 1,000.
 MID_MOVES = {"doudizhu3": 2000, "zhengshangyou1": 3000, "doudizhu4": 1000, "zhengshangyou2": 1000}
 #: The middle-game search of follows, per variant: (c, m): when an enemy holds at most c
 #: cards, hard's answer to an enemy's play is weighed as its leads are — the heuristic's
 #: choice, a pass, and the follows that leave the best hand (:meth:`HardBot.mid_options`) —
 #: with at most m moves played out (absent: no search of follows).  Measured (bench seed,
 #: paired on the same deals, against no search of follows): doudizhu3 vs RLCard's agent,
-#: 1,000 deals, (6, 1000): landlord 0.826 → 0.842 (+0.016 ±0.010), farmers 0.840 → 0.843
-#: (+0.003 ±0.009); (6, 2000) the same within −0.002 ±0.006; (4, 2000) +0.005 and +0.007.
-#: zhengshangyou2 first out, 800 deals (3,200 games): (6, 500) 0.773 → 0.788 (+0.014
-#: ±0.006), (8, 500) the same; (6, 1000) +0.019 ±0.008 but hard's CPU per decision 2.57 →
+#: the bench's 2,000 deals, (6, 1000): landlord 0.815 → 0.825 [0.808, 0.841] (+0.010
+#: ±0.007), farmers 0.836 → 0.838 (+0.002 ±0.006); on the first 1,000, (6, 2000) the same
+#: within −0.002 ±0.004, (4, 2000) +0.005 and +0.007.  zhengshangyou2 first out, the
+#: bench's 1,000 deals: (6, 500) 0.771 → 0.785 [0.772, 0.797] (+0.015 ±0.005); on the first
+#: 800, (8, 500) the same; (6, 1000) +0.019 ±0.008 but hard's CPU per decision 2.57 →
 #: 4.06 ms avg (p99 23 → 30; (6, 500): 3.03 ms, p99 22.6), over the speed goal on a slower
 #: machine; (4, 1000) +0.003 ±0.003.  doudizhu4 vs easy (1,000 deals), (6, 1000): +0.002
 #: ±0.007, so not searched there; nor are the farmers' leads (−0.003 ±0.009 for the farmers).
