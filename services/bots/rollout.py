@@ -1,7 +1,8 @@
 """Middle-game sampled search: a few candidate plays compared by playing sampled worlds out.
 
 Before the exact endgame search can run (:mod:`.endgame`), ``hard`` weighs its heuristic's
-lead against a few alternatives: over worlds of the unseen cards drawn as the endgame draws
+lead (and, with an enemy close to going out, its answer to an enemy's play, a pass among the
+options) against a few alternatives: over worlds of the unseen cards drawn as the endgame draws
 them (:meth:`.Endgame.sample`), each candidate is played and the world is then played out on
 rank counts until a seat goes out.  In the play-out this seat's side plays a fast version of
 the split policy (lead the weakest group of the hand's split; follow with the play that

@@ -25,7 +25,9 @@ two cards, shows a ddz4 hand that is a certain win or splits very well, bids on 
 exactly over sampled deals of the unknown cards (:mod:`.endgame`).  Before that, a Dou Dizhu
 landlord's lead (every lead in Zheng Shangyou) is weighed against the next few groups of its
 split by playing sampled deals out (:mod:`.rollout`): it takes another lead only when that
-wins clearly more of them.
+wins clearly more of them; in doudizhu3 and zhengshangyou2 its answer to an enemy's play,
+when an enemy is within six cards of going out, is weighed so too against a pass and the
+other follows that cost least.
 """
 
 from __future__ import annotations
@@ -312,7 +314,7 @@ TOP_UP_MARGIN = -4.0
 #: The middle-game search (:mod:`.rollout`), before the endgame search can run: hard's lead
 #: (a Dou Dizhu landlord's only) against the next MID_OPTIONS groups of its split, over
 #: MID_WORLDS sampled worlds played out, an alternative taken when it wins more than
-#: MID_MARGIN worlds more than the heuristic's lead; at most MID_MOVES[(players, decks)]
+#: MID_MARGIN worlds more than the heuristic's lead; at most MID_MOVES[variant]
 #: moves played out per decision (0: no search).  Measured (bench ``bots``): doudizhu3
 #: landlord vs RLCard's agent, 800 paired deals, +0.033 ±0.023 (0.789 → 0.821); on the
 #: bench's 2,000 deals 0.817 [0.799, 0.833]; first out zhengshangyou1 +0.027 ±0.012 (400
@@ -327,8 +329,26 @@ MID_MARGIN = 1
 #: doudizhu3's cap is 2,000, not the 3,000 its figures above were measured with: at 3,000 hard's
 #: CPU per decision there had p99 60.5 ms (goal 50; avg 3.57), at 2,000 44.4 ms (avg 2.94),
 #: 60 self-play games on a loaded machine.  12 worlds without a cap gained +0.029 of the
-#: +0.033 (paired), so the loss should be small; not yet measured against RLCard's agent.
-MID_MOVES = {(3, 1): 2000, (4, 1): 3000, (4, 2): 1000}
+#: +0.033 (paired), so the loss should be small: measured, landlord 0.815 [0.797, 0.831] on
+#: the bench's 2,000 deals (0.817 at 3,000).  doudizhu4, 1,000 paired deals vs easy: 1,000 →
+#: 3,000 landlord 0.897 → 0.908 (+0.011 ±0.011; hard's CPU per decision 1.20 → 2.34 ms avg,
+#: p99 20 → 44), → 2,000 0.901 (+0.004 ±0.010); the farmers' 0.896 unchanged: kept at 1,000.
+MID_MOVES = {"doudizhu3": 2000, "zhengshangyou1": 3000, "doudizhu4": 1000, "zhengshangyou2": 1000}
+#: The middle-game search of follows, per variant: (c, m): when an enemy holds at most c
+#: cards, hard's answer to an enemy's play is weighed as its leads are — the heuristic's
+#: choice, a pass, and the follows that leave the best hand (:meth:`HardBot.mid_options`) —
+#: with at most m moves played out (absent: no search of follows).  Measured (bench seed,
+#: paired on the same deals, against no search of follows): doudizhu3 vs RLCard's agent,
+#: the bench's 2,000 deals, (6, 1000): landlord 0.815 → 0.825 [0.808, 0.841] (+0.010
+#: ±0.007), farmers 0.836 → 0.838 (+0.002 ±0.006); on the first 1,000, (6, 2000) the same
+#: within −0.002 ±0.004, (4, 2000) +0.005 and +0.007.  zhengshangyou2 first out, the
+#: bench's 1,000 deals: (6, 500) 0.771 → 0.785 [0.772, 0.797] (+0.015 ±0.005); on the first
+#: 800, (8, 500) the same; (6, 1000) +0.019 ±0.008 but hard's CPU per decision 2.57 →
+#: 4.06 ms avg (p99 23 → 30; (6, 500): 3.03 ms, p99 22.6), over the speed goal on a slower
+#: machine; (4, 1000) +0.003 ±0.003.  doudizhu4 vs easy (1,000 deals), (6, 1000): +0.002
+#: ±0.007, so not searched there; nor are the farmers' leads (−0.003 ±0.009 for the farmers).
+#: Searching every follow lost (see MID_WORLDS).
+MID_FOLLOW: dict[str, tuple[int, int]] = {"doudizhu3": (6, 1000), "zhengshangyou2": (6, 500)}
 
 
 class HardBot(NormalBot):
@@ -348,14 +368,27 @@ class HardBot(NormalBot):
             return choice
         if sum(o.counts) <= start:
             return self.search(o, choice)
+        name = self.variant.name
         if o.last is None and (o.landlord is None or o.landlord == o.seat):
-            return self.mid_search(o, choice)
+            return self.mid_search(o, choice, MID_MOVES.get(name, 0))
+        if o.last is not None and o.last_seat is not None and not o.is_partner(o.last_seat):
+            close, moves = MID_FOLLOW.get(name, (0, 0))
+            if self.min_enemy(o) <= close:
+                return self.mid_search(o, choice, moves)
         return choice
 
     def mid_options(self, o: Observation, choice: Play | None) -> list[Play | None]:
-        """What the middle-game search decides between: the heuristic's lead ``choice``
-        first (it wins ties), then the split's other groups, weakest first (one play per
-        pattern, at most MID_OPTIONS)."""
+        """What the middle-game search decides between: the heuristic's ``choice`` first (it
+        wins ties), then for a lead the split's other groups, weakest first (one play per
+        pattern, at most MID_OPTIONS); for a follow a pass (when the tactics leave one) and
+        the follows of :meth:`search_options` that leave the best hand (MID_OPTIONS besides
+        the choice)."""
+        if o.last is not None:  # a follow: the choice, a pass, the follows that cost least
+            found = self.search_options(o, choice)
+            plays = [p for p in found[1:] if p is not None]
+            scored = sorted(self.rest_scores(o, plays), key=lambda t: -t[0])
+            out = [choice] + [None for p in found[1:] if p is None]
+            return out + [p for _, p in scored][: MID_OPTIONS + 1 - len(out)]
         candidates: list[Play | None] = [choice]
         seen: set[tuple[Kind, int, int]] = set()
         if choice is not None:
@@ -372,10 +405,9 @@ class HardBot(NormalBot):
                 candidates.append(p)
         return candidates
 
-    def mid_search(self, o: Observation, choice: Play | None) -> Play | None:
-        """The heuristic's lead ``choice`` unless another of :meth:`mid_options` wins
-        clearly more sampled worlds played out."""
-        budget = MID_MOVES.get((o.players, self.variant.decks), 0)
+    def mid_search(self, o: Observation, choice: Play | None, budget: int) -> Play | None:
+        """The heuristic's ``choice`` unless another of :meth:`mid_options` wins clearly
+        more sampled worlds played out (at most ``budget`` moves)."""
         if not budget or not MID_WORLDS:
             return choice
         candidates = self.mid_options(o, choice)

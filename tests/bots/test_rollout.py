@@ -17,7 +17,7 @@ from services.bots.endgame import Endgame, Hand
 from services.bots.hand import Analyzer
 from services.bots.observe import Observation
 from services.bots.rollout import Rollout
-from services.bots.smart import HardBot
+from services.bots.smart import MID_OPTIONS, HardBot
 
 NAMES = ["doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2"]
 
@@ -111,9 +111,8 @@ def test_choose_is_the_candidate_winning_most_worlds(
     bot = make_bot("hard", o.variant, "s")
     assert isinstance(bot, HardBot)
     bot.play(o)  # sets up the decision's counting and tactics
-    if o.last is not None:
-        return  # the middle-game search weighs leads only
-    options = bot.mid_options(o, bot.lead(o))
+    choice = bot.lead(o) if o.last is None else bot.follow(o)
+    options = bot.mid_options(o, choice)
     ro, eg = rollout(o.variant.name)
     chosen = ro.choose(o, options, worlds, random.Random(5), margin)
     # the same worlds, each candidate played out by hand
@@ -187,3 +186,27 @@ def test_the_enemies_model_is_auto_play(
         assert mine is not None
         want = (auto.pattern.kind, auto.pattern.order, auto.pattern.size)
         assert (mine[1].kind, mine[1].order, mine[1].size) == want
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pos=positions())
+def test_a_follow_searched_weighs_the_heuristic_a_pass_and_legal_plays(
+    pos: tuple[rules.GameState, Observation],
+) -> None:
+    """The middle-game search of a follow decides between the heuristic's choice (first: it
+    wins ties), a pass whenever the tactics leave one, and other plays that beat the play."""
+    state, o = pos
+    if state.over or o.last is None:
+        return
+    bot = make_bot("hard", o.variant, "s")
+    assert isinstance(bot, HardBot)
+    bot.play(o)  # sets up the decision's counting and tactics
+    choice = bot.follow(o)
+    options = bot.mid_options(o, choice)
+    assert options[0] == choice
+    plays = rules.legal_plays(o.variant, o.hand, o.last.pattern)
+    _, must_play = bot.tactics.follow_options(plays)
+    assert (None in options) == (not must_play)
+    legal = {(p.cards, p.pattern) for p in plays}
+    assert all((p.cards, p.pattern) in legal for p in options if p is not None)
+    assert len(options) <= 1 + MID_OPTIONS
