@@ -155,8 +155,7 @@ class Runner:
 
     # ------------------------------------------------------------------ plumbing
     async def db(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` in a database thread of the caller's priority, or on
-        this thread when it is short and the database SQLite (backends.run_on_loop)."""
+        """``fn(*args, **kwargs)`` in a database thread of its priority, or here (run_on_loop)."""
         return await self._once_more(self._threads.run, fn, partial(fn, *args, **kwargs))
 
     async def stream_db(self, fn: Callable[..., T], *args: Any) -> T:
@@ -564,7 +563,9 @@ class Runner:
             view = await self.turn_view(table, due.seat)
             if due.step is table_rules.Step.BOT:
                 seed = f"{table.game_id}:{table.engine_seq}"
-                chosen = bots.choose_bot_action(s.bot_level, view, seed)
+                chosen = await bots.choose_bot_move(
+                    s.bot_level, view, seed, self.settings.bot_processes
+                )
                 cause = common_pb2.CAUSE_BOT
             else:
                 chosen = bots.autoplay_move(view)

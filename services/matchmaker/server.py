@@ -44,6 +44,8 @@ TICKET_TTL_ENV = "CARDROOM_MATCHMAKER_TICKET_TTL_S"
 LEASE_ENV = "CARDROOM_MATCHMAKER_LEASE_S"
 STREAM_LEASE_ENV = "CARDROOM_MATCHMAKER_STREAM_LEASE_S"
 OUTBOX_GATHER_ENV = "CARDROOM_MATCHMAKER_OUTBOX_GATHER_S"
+#: Worker processes for the searching bots' moves (RunnerSettings.bot_processes).
+BOT_PROCESSES_ENV = "CARDROOM_MATCHMAKER_BOT_PROCESSES"
 #: Test only: seat without the pool lock, to show the conditional writes alone hold.
 NO_POOL_LOCK_ENV = "CARDROOM_MATCHMAKER_TEST_NO_POOL_LOCK"
 
@@ -77,11 +79,23 @@ class MatchmakerConfig:
                 raise SettingsError(f"{name} must be {low}–{high} seconds")
             return value
 
+        def count(name: str, default: int, low: int, high: int) -> int:
+            raw = env.get(name, "").strip()
+            if not raw:
+                return default
+            if (
+                not (raw.isascii() and raw.isdigit() and len(raw) <= 6)
+                or not low <= int(raw) <= high
+            ):
+                raise SettingsError(f"{name}={raw[:40]!r} must be a whole number {low}–{high}")
+            return int(raw)
+
         runner = RunnerSettings(
             ticket_ttl_ms=int(seconds(TICKET_TTL_ENV, 600, 1, 86400) * 1000),
             lease_ms=int(seconds(LEASE_ENV, 5, 0.5, 600) * 1000),
             stream_lease_ms=int(seconds(STREAM_LEASE_ENV, 15, 0.5, 600) * 1000),
             outbox_gather_ms=int(seconds(OUTBOX_GATHER_ENV, 0.2, 0, 10) * 1000),
+            bot_processes=count(BOT_PROCESSES_ENV, 1, 0, 64),
         )
         engine_addr = getattr(args, "engine", None) or env.get(ENGINE_ADDR_ENV, "")
         replay_addr = getattr(args, "replay", None) or env.get(REPLAY_ADDR_ENV, "")

@@ -50,3 +50,6 @@ class RunnerSettings:
     #: An open Subscribe stream's row lives this long unless its instance renews it (every
     #: third of it): the time a dead instance's seats still look connected.
     stream_lease_ms: int = 15_000
+    #: Worker processes choosing the searching bots' moves (bots.choose_bot_move), off the
+    #: event loop; 0: on it.
+    bot_processes: int = 1
