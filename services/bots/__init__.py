@@ -24,7 +24,9 @@ LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": Ha
 #: (``bot:<level>:<unique>:v<VERSION>``) and each version has its own measured fixed ratings
 #: (services/ratings/model.py ``BOT_RATINGS_BY_VERSION``), so a game is rated, and rebuilt,
 #: with the ratings of the bots that played it.
-VERSION = 2  # 2: normal slips on half its quiet answers; hard searches middle-game leads
+#: 2: normal slips on half its quiet answers; hard searches middle-game leads.
+#: 3: hard searches its answers too when an enemy is within six cards (doudizhu3, zsy2).
+VERSION = 3
 
 
 def make_bot(level: str, variant: rules.Variant | str, seed: str = "") -> Bot:

@@ -110,6 +110,21 @@ BOT_RATINGS_BY_VERSION: dict[int, dict[str, dict[str, Rating]]] = {
             "hard": Rating(3.68, 2.12),
         },
     },
+    # hard searches its answers when an enemy is within six cards (doudizhu3, zhengshangyou2;
+    # smart.MID_FOLLOW): measured again with bench ratings.  Zheng Shangyou's are measured
+    # in zhengshangyou1, where no level changed, and come out as version 2's.
+    3: {
+        "doudizhu": {
+            "easy": Rating(-7.51, 1.99),
+            "normal": Rating(-0.97, 1.84),
+            "hard": Rating(2.22, 1.93),
+        },
+        "zhengshangyou": {
+            "easy": Rating(-2.75, 2.20),
+            "normal": Rating(-0.44, 2.12),
+            "hard": Rating(3.68, 2.12),
+        },
+    },
 }
 #: The ratings of the bots that play now (``bot_level: "auto"`` chooses among them); a test
 #: keeps it the bots' own version, so that new bots cannot play before they are rated.
