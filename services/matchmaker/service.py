@@ -508,15 +508,20 @@ class MatchmakerServicer:
         return out
 
     async def _ratings(self, out: M.PlayerInfo) -> None:
-        """The player's ratings, and the last game's change once replay has rated it."""
-        for r in await self.runner.db(self.store.player_ratings, out.player_id):
-            out.ratings.append(rating_message(r))
+        """The player's ratings, and the last game's change once replay has rated it.  The
+        change is read first: replay writes a game's change and the ratings it made in one
+        transaction, so ratings read after a change always include it.  Read the other way
+        round, a game rated between the two reads gave its change beside ratings from
+        before it (a first game's change with no rating: not marked provisional)."""
+        change = None
         if out.last_game_id:
             change = await self.runner.db(self.store.rating_change, out.last_game_id, out.player_id)
-            if change is not None:
-                out.last_rating_change.CopyFrom(
-                    wire.rating_change(out.last_game_id, change["variant"], change)
-                )
+        for r in await self.runner.db(self.store.player_ratings, out.player_id):
+            out.ratings.append(rating_message(r))
+        if change is not None:
+            out.last_rating_change.CopyFrom(
+                wire.rating_change(out.last_game_id, change["variant"], change)
+            )
 
     @rpc
     async def ListLeaderboard(
