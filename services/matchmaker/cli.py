@@ -90,6 +90,12 @@ def play_main(args: argparse.Namespace) -> int:
         if seat.broken:
             raise seat.broken[0]
     except grpc.RpcError as exc:
+        # A server that stops mid-game ends the seat's stream with its reason
+        # (SERVER_STOPPING: resume elsewhere), while a call of this thread that races the
+        # stop gets grpc's bare "CANCELLED" or "failed to connect": say the stream's.
+        racing_a_stop = exc.code() in (grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE)
+        if racing_a_stop and seat.over.wait(3) and seat.broken:
+            exc = seat.broken[0]
         d = details(exc)
         return fail("matchmaker play", f"{d.code.name} {d.reason}: {d.message}")
     finally:
