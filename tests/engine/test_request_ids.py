@@ -3,11 +3,10 @@ sent one, else one the server makes, a different one for each call and in each p
 
 from __future__ import annotations
 
-import json
+import logging
 import multiprocessing
 
 import grpc
-import pytest
 from cardroom.v1 import engine_pb2, engine_pb2_grpc
 
 from services.common import server as common_server
@@ -16,26 +15,36 @@ from services.common.settings import ServerSettings
 from services.engine import server as engine_server
 
 
-def _ids_logged(err: str) -> list[str]:
-    lines = [json.loads(line) for line in err.splitlines() if line.startswith("{")]
-    return [d["request_id"] for d in lines if d.get("event") == "rpc"]
+class _Lines(logging.Handler):
+    """The access log's lines as the server logs them (its event dicts)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lines: list[dict[str, object]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if isinstance(record.msg, dict):
+            self.lines.append(record.msg)
 
 
-def test_each_call_is_logged_with_its_own_request_id(
-    engine_keys: str, capfd: pytest.CaptureFixture[str]
-) -> None:
+def test_each_call_is_logged_with_its_own_request_id(engine_keys: str) -> None:
     settings = ServerSettings(service="engine", port=0, workers=1, grace_s=0.5, access_log=True)
+    seen = _Lines()
+    server_log = logging.getLogger("cardroom.server")
     with (
         BackgroundServer(engine_server.make_spec(), settings) as running,
         grpc.insecure_channel(running.target) as channel,
     ):
-        stub = engine_pb2_grpc.EngineServiceStub(channel)
-        for _ in range(3):
-            stub.Ping(engine_pb2.PingRequest())
-        stub.Ping(engine_pb2.PingRequest(), metadata=[("x-request-id", "the-callers-own-id")])
-    err = capfd.readouterr().err
-    ids = _ids_logged(err)
-    assert len(ids) == 4, err[-2000:]
+        server_log.addHandler(seen)  # after the server set up logging (it replaces handlers)
+        try:
+            stub = engine_pb2_grpc.EngineServiceStub(channel)
+            for _ in range(3):
+                stub.Ping(engine_pb2.PingRequest())
+            stub.Ping(engine_pb2.PingRequest(), metadata=[("x-request-id", "the-callers-own-id")])
+        finally:
+            server_log.removeHandler(seen)
+    ids = [str(d["request_id"]) for d in seen.lines if d.get("event") == "rpc"]
+    assert len(ids) == 4, seen.lines
     made, given = ids[:3], ids[3]
     assert len(set(made)) == 3 and all(len(i) == 32 and int(i, 16) >= 0 for i in made)
     assert given == "the-callers-own-id"
