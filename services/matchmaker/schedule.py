@@ -59,8 +59,10 @@ class Scheduler:
             if kick is None:
                 await asyncio.sleep(self.settings.tick_s)
             else:
+                # asyncio.timeout: 3.11's wait_for swallows a cancel that meets a kick.
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(kick.wait(), self.settings.tick_s)
+                    async with asyncio.timeout(self.settings.tick_s):
+                        await kick.wait()
                 kick.clear()
 
     async def _deadlines_once(self) -> bool:

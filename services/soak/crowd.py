@@ -207,7 +207,9 @@ class Seat:
                 if self.crowd.time_up() or (self.games_here >= want and not self.in_game):
                     break
                 try:
-                    seq = await asyncio.wait_for(self.turns.get(), 0.25)
+                    # asyncio.timeout: 3.11's wait_for swallows a cancel that meets a turn.
+                    async with asyncio.timeout(0.25):
+                        seq = await self.turns.get()
                 except TimeoutError:
                     continue
                 await self.turn(seq)

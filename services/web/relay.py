@@ -225,8 +225,12 @@ class SeatRelay:
         """One GetTable per burst of events, and one every few seconds besides (the stream's
         own events already say who connected and when a deadline runs)."""
         while not self.closed:
+            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns the result when
+            # the task is cancelled just as the event fires, and the follower went on for
+            # ever (detach then waited on it for ever: a socket that never answered again).
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.dirty.wait(), REFRESH_S)
+                async with asyncio.timeout(REFRESH_S):
+                    await self.dirty.wait()
             self.dirty.clear()
             try:
                 await self.refresh()

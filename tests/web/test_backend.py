@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from services.web.identity import Identities, Identity
 
-from .conftest import WebServer
+from .conftest import Cluster, WebServer, cluster  # noqa: F401
 
 #: The codes a bad or ill-timed message may get; ALREADY_EXISTS is a second start while the
 #: first one's ticket or seat is held (ALREADY_QUEUED, ALREADY_SEATED).
@@ -149,8 +149,10 @@ def test_every_socket_message_is_answered_and_the_socket_stays(
                     assert data["code"] in ALLOWED | {"UNAVAILABLE"}, data
                     assert data["say"]["zh"] and data["say"]["en"]
             await ws.send_str(json.dumps({"op": "ping", "id": "last"}))
-            while (data := json.loads((await ws.receive()).data))["t"] != "answer":
-                pass
+            while True:
+                data = json.loads((await asyncio.wait_for(ws.receive(), 20)).data)
+                if data["t"] == "answer":
+                    break
             assert data["ok"] and data["id"] == "last"
             await ws.send_str(json.dumps({"op": "leave"}))  # free the player for the next
 
@@ -217,3 +219,31 @@ def test_the_rating_line_is_this_games_change_or_nothing() -> None:
     line = rating_json(info, "t1.2")
     assert line == {"zh": "等级分：540（-60，定级中）", "en": "Rating: 540 (-60, provisional)"}
     assert player_json(info, "doudizhu", line)["rating"] == line
+
+
+def test_a_follower_cancelled_as_news_arrives_stops(cluster: Cluster) -> None:  # noqa: F811
+    """A relay's follower is cancelled (the socket closed, or the seat moved to another
+    table) at the moment news wakes it: it stops.  With Python 3.11's ``wait_for`` it went
+    on for ever, and ``detach``, which waits for it, never returned: that socket answered
+    nothing more and the server could not shut down (a hang in CI)."""
+    from services.web.relay import Backend, SeatRelay
+
+    assert cluster.mm_server is not None
+
+    async def go() -> None:
+        async def send(msg: dict[str, Any]) -> None:
+            pass
+
+        backend = Backend(cluster.mm_server.target, f"127.0.0.1:{cluster.replay_port}")
+        relay = SeatRelay(backend, "ann", send)
+        for _ in range(5):
+            follower = asyncio.create_task(relay.follow())
+            await asyncio.sleep(0.05)  # waiting for news
+            relay.dirty.set()
+            follower.cancel()
+            done, _ = await asyncio.wait({follower}, timeout=5)
+            assert follower in done and follower.cancelled(), "the follower went on"
+        await backend.mm_channel.close()
+        await backend.rp_channel.close()
+
+    asyncio.run(go())
