@@ -181,9 +181,18 @@ def test_the_mouse_gestures_of_seed_001(cluster: Cluster) -> None:
             assert hand.selected == [0]
             await pilot.click("#table", offset=(40, 1), times=2)  # the empty table
             assert hand.selected == []
-            # The hint's cards, played by a right-click on the hand.
-            await pilot.press("h")
-            await until(pilot, lambda: hand.selected)
+            # The hint's cards, played by a right-click on the hand: on a turn whose hint is a
+            # play (a bot may have bid 3 first, and a farmer's hint may be a pass: then pass).
+            for _ in range(20):
+                await until(pilot, lambda: my_turn(app) and app.view.phase is rules.Phase.PLAY)
+                turn = len(app.view.history)
+                await pilot.press("h")
+                await until(pilot, lambda t=turn: app.hint_key is not None and app.hint_key[1] == t)
+                if hand.selected:
+                    break
+                await pilot.press("p")
+                await until(pilot, lambda t=turn: app.view is None or len(app.view.history) > t)
+            assert hand.selected, "no turn with a play for a hint"
             chosen = hand.selected_cards()
             count = len(hand.cards)
             await pilot.click("#hand", offset=_card_offset(app, 0), button=3)

@@ -35,7 +35,10 @@ def test_each_call_is_logged_with_its_own_request_id(engine_keys: str) -> None:
         BackgroundServer(engine_server.make_spec(), settings) as running,
         grpc.insecure_channel(running.target) as channel,
     ):
-        server_log.addHandler(seen)  # after the server set up logging (it replaces handlers)
+        # After the server set up logging (it replaces handlers), and at INFO whatever
+        # level an earlier test of this process configured.
+        server_log.addHandler(seen)
+        server_log.setLevel(logging.INFO)
         try:
             stub = engine_pb2_grpc.EngineServiceStub(channel)
             for _ in range(3):
@@ -43,6 +46,7 @@ def test_each_call_is_logged_with_its_own_request_id(engine_keys: str) -> None:
             stub.Ping(engine_pb2.PingRequest(), metadata=[("x-request-id", "the-callers-own-id")])
         finally:
             server_log.removeHandler(seen)
+            server_log.setLevel(logging.NOTSET)
     ids = [str(d["request_id"]) for d in seen.lines if d.get("event") == "rpc"]
     assert len(ids) == 4, seen.lines
     made, given = ids[:3], ids[3]
