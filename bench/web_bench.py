@@ -118,7 +118,8 @@ async def session(url: str, end: float, out: dict[str, list[float]]) -> None:
             acting = False
             while time.monotonic() < end:
                 try:
-                    frame = await asyncio.wait_for(ws.receive(), max(0.1, end - time.monotonic()))
+                    async with asyncio.timeout(max(0.1, end - time.monotonic())):
+                        frame = await ws.receive()
                 except TimeoutError:
                     break
                 if frame.type != aiohttp.WSMsgType.TEXT:

@@ -154,7 +154,8 @@ def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
 async def database_ready(engine: Engine, timeout_s: float = 3.0) -> bool:
     """A readiness probe (``common.server.add_readiness``): the database answers in time."""
     try:
-        return await asyncio.wait_for(asyncio.to_thread(answers, engine), timeout_s)
+        async with asyncio.timeout(timeout_s):
+            return await asyncio.to_thread(answers, engine)
     except TimeoutError:
         return False
 

@@ -59,7 +59,6 @@ class Scheduler:
             if kick is None:
                 await asyncio.sleep(self.settings.tick_s)
             else:
-                # asyncio.timeout: 3.11's wait_for swallows a cancel that meets a kick.
                 with contextlib.suppress(TimeoutError):
                     async with asyncio.timeout(self.settings.tick_s):
                         await kick.wait()

@@ -187,7 +187,6 @@ class Waker(Notifier):
             return True
         fut = fut or self.future(key)
         try:
-            # asyncio.timeout: 3.11's wait_for swallows a cancel that meets a wake-up.
             async with asyncio.timeout(timeout):
                 await asyncio.shield(fut)
         except TimeoutError:

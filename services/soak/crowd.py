@@ -207,7 +207,6 @@ class Seat:
                 if self.crowd.time_up() or (self.games_here >= want and not self.in_game):
                     break
                 try:
-                    # asyncio.timeout: 3.11's wait_for swallows a cancel that meets a turn.
                     async with asyncio.timeout(0.25):
                         seq = await self.turns.get()
                 except TimeoutError:
@@ -239,7 +238,8 @@ class Seat:
                 await self.timed_act(action)
             else:
                 turn.cancel()
-            await asyncio.wait_for(end, self.crowd.drain_s)
+            async with asyncio.timeout(self.crowd.drain_s):
+                await end
         except TimeoutError:
             self.crowd.stats.faults.append(f"game {self.game_id} did not end in the drain time")
         finally:

@@ -225,9 +225,8 @@ class SeatRelay:
         """One GetTable per burst of events, and one every few seconds besides (the stream's
         own events already say who connected and when a deadline runs)."""
         while not self.closed:
-            # asyncio.timeout, not wait_for: Python 3.11's wait_for returns the result when
-            # the task is cancelled just as the event fires, and the follower went on for
-            # ever (detach then waited on it for ever: a socket that never answered again).
+            # Not wait_for (banned in pyproject.toml): cancelled as news came, the follower
+            # went on for ever, and detach, which waits for it, with it.
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(REFRESH_S):
                     await self.dirty.wait()
