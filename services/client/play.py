@@ -631,7 +631,6 @@ class PlayApp(App[int]):
                     self.last_hand, self._hands_seq = cards, ev.seq
         if ev.type == "game_started":
             self.shown_hands = []
-            self.query_one("#hand", HandView).selected = []  # a new deal: nothing chosen yet
         if (ev.type == "player_left" and data.get("player_id") == self.session.player_id
                 and data.get("why") == "not_ready"):  # fmt: skip
             self._removed()
@@ -658,7 +657,12 @@ class PlayApp(App[int]):
             return  # an answer from before the seat was given up: the screen is settled
         self.snap = snap
         msg = snap.message
+        hv = self.query_one("#hand", HandView)
         if msg.game_id and msg.game_id != self._players_game:
+            # A new deal: nothing chosen yet.  Cleared here, by the first snapshot of the game,
+            # not by the game_started event, which may come after the seat's first cards are
+            # chosen and would drop them.
+            hv.selected = []
             self._players_game = msg.game_id
             self._rating_asks = 0
             self.game_players = [seat.player_id for seat in msg.seats]
@@ -675,7 +679,6 @@ class PlayApp(App[int]):
             hand = list(self.last_hand)  # the cards the seat was left holding stay in sight
         by_count = self.sort_by == "count"
         hand = list(rules.sort_by_count(hand)) if by_count else sorted(hand)  # type: ignore[arg-type]
-        hv = self.query_one("#hand", HandView)
         hv.set_cards(hand, keep=True)
         if msg.state == M.TABLE_STATE_PLAYING and self.message == render.READY_SENT:
             self._say("")  # the next game is on
