@@ -12,9 +12,16 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import grpc
+import pytest
 from cardroom.v1 import common_pb2, engine_pb2, matchmaker_pb2
+from sqlalchemy import select
 
+from services.common.db import make_engine
 from services.common.grpc_errors import details
+from services.common.migrate import upgrade
+from services.matchmaker.models import tickets
+from services.matchmaker.service import config_of
+from services.matchmaker.store import Store
 
 from .conftest import SHORT, Cluster, data, seated, verify, wait_for
 from .test_games import Stream, act
@@ -263,3 +270,48 @@ def test_get_player_answers_from_the_game_over_write_even_with_replay_down(
             ("doudizhu", game, sum(totals))
         ]
     stream.close()
+
+
+def test_a_seating_pass_that_loses_a_race_looks_again(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two seating passes over one pool (two instances, no pool lock): the one that loses the
+    race to seat the first three tickets looks again and seats the three that came since,
+    in a pool that never fills with bots (a CI run left 3 of 300 players queued for good)."""
+    if not db_url.startswith("postgresql"):
+        pytest.skip("two writers at once: PostgreSQL (SQLite runs one writer at a time)")
+    upgrade(db_url)
+    first = Store(make_engine(db_url), lock_pools=False)
+    rival = Store(make_engine(db_url), lock_pools=False)
+    config, _ = config_of(M.EnqueueRequest(variant="doudizhu3", bot_fill_after_ms=-1))
+
+    def join(store: Store, names: list[str]) -> str:
+        pool = ""
+        for name in names:
+            row, _ = store.enqueue(player_id=name, players=[name], config=config,
+                                   request_id="", fill_after_ms=-1, ttl_ms=60_000)  # fmt: skip
+            pool = row["pool"]
+        return pool
+
+    try:
+        pool = join(first, ["a0", "a1", "a2"])
+        form, rivals = first._form, []
+
+        def form_after_the_rival(*args: Any) -> Any:
+            if not rivals:  # the first pass has read a0..a2; the rival seats them first
+                rivals.extend(rival.seat_pool(pool))
+                join(rival, ["b0", "b1", "b2"])  # and three more people arrive
+            return form(*args)
+
+        monkeypatch.setattr(first, "_form", form_after_the_rival)
+        formed = first.seat_pool(pool)
+        assert len(rivals) == 1 and len(formed) == 1
+        with first.engine.connect() as conn:
+            rows = conn.execute(select(tickets.c.player_id, tickets.c.state,
+                                       tickets.c.table_id)).all()  # fmt: skip
+        tables_of = {r.player_id: r.table_id for r in rows if r.state == "seated"}
+        assert {p for p, t in tables_of.items() if t == rivals[0]} == {"a0", "a1", "a2"}
+        assert {p for p, t in tables_of.items() if t == formed[0]} == {"b0", "b1", "b2"}
+    finally:
+        first.close()
+        rival.close()
