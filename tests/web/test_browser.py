@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any
 
+import grpc
 import pytest
 
 from services import rules
@@ -264,6 +265,22 @@ def autoplayed_game(p: Player, variant: str = "doudizhu3") -> str:
     return str(p.testid("settlement").get_attribute("data-game-id"))
 
 
+def known(cluster: Cluster, game_id: str) -> None:
+    """Wait until replay has the game's first events: before, it is NOT_FOUND there."""
+    stub = cluster.replay()
+
+    def found() -> bool:
+        try:
+            stub.GetGame(replay_pb2.GetGameRequest(game_id=game_id), timeout=10)
+        except grpc.RpcError as exc:
+            if exc.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+            return False
+        return True
+
+    wait_for(found)
+
+
 def stored(cluster: Cluster, game_id: str) -> None:
     """Wait until replay has the game's end (the outbox delivers it shortly after)."""
     stub = cluster.replay()
@@ -284,6 +301,7 @@ def test_the_replay_viewer_steps_through_games_verifies_and_audits_an_escape(
     p.start("doudizhu3")
     p.page.wait_for_function("() => window.__cardroom.snap?.state === 'playing'")
     running = p.state("S.snap.game_id")
+    known(cluster, running)  # replay has its first events (the outbox gathers them 200 ms)
     viewer = Player(context, web.url)
     viewer.page.goto(f"{web.url}games/{running}")  # a game still running is refused
     viewer.page.wait_for_selector("#error:not([hidden])")

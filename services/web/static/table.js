@@ -154,7 +154,10 @@ function onSnapshot(m) {
   S.snap = m;  // (the resume point stays the last event seen: a snapshot skips none)
   if (m.left) S.left = true;
   const hand = m.view?.hand ?? [];
-  const chosen = [...S.selected].map((i) => S.hand[i]).filter(Boolean);
+  // A new deal starts with nothing chosen (cards picked in the last game's hand stay out of
+  // it); the same game keeps the cards chosen that the hand still holds.
+  const sameGame = !old || !m.game_id || old.game_id === m.game_id;
+  const chosen = sameGame ? [...S.selected].map((i) => S.hand[i]).filter(Boolean) : [];
   S.hand = S.sortMode === "rank" ? byRank(hand) : byCount(hand);
   S.selected = new Set();
   for (const c of chosen) {
