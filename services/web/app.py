@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from aiohttp import WSMsgType, web
+from aiohttp import WSCloseCode, WSMsgType, web
 
 from services.client import render
 from services.common.settings import DEFAULT_PORTS
@@ -37,6 +37,10 @@ STATIC = Path(__file__).parent / "static"
 DEFAULT_PORT = 8080
 BACKEND: web.AppKey[Backend] = web.AppKey("backend", Backend)
 IDS: web.AppKey[Identities] = web.AppKey("identities", Identities)
+#: The open seat sockets.  A stopping server closes them "going away" (1001): each page
+#: says it is reconnecting and comes back to whatever serves next, and the stop does not
+#: wait out the shutdown timeout for every open page.
+SOCKETS: web.AppKey[set[web.WebSocketResponse]] = web.AppKey("sockets", set)
 #: Longest browser message read (a play of every card is well under it).
 MAX_MESSAGE = 8192
 COOKIE_AGE_S = 400 * 86_400
@@ -122,12 +126,14 @@ async def socket(request: web.Request) -> web.StreamResponse:
                 await ws.send_str(json.dumps(msg, ensure_ascii=False))
 
     relay = SeatRelay(request.app[BACKEND], who.player, send)
+    request.app[SOCKETS].add(ws)
     try:
         async for frame in ws:
             if frame.type != WSMsgType.TEXT:
                 continue
             await handle(relay, frame.data, send)
     finally:
+        request.app[SOCKETS].discard(ws)
         await relay.close()
     return ws
 
@@ -198,9 +204,19 @@ def make_app(backend: Backend, identities: Identities) -> web.Application:
     app.router.add_get("/healthz", health)
     app.router.add_static("/static/", STATIC)
 
+    app[SOCKETS] = set()
+
+    async def going_away(app: web.Application) -> None:
+        await asyncio.gather(
+            *(ws.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping")
+              for ws in list(app[SOCKETS])),
+            return_exceptions=True,
+        )  # fmt: skip
+
     async def closing(_app: web.Application) -> None:
         await backend.close()
 
+    app.on_shutdown.append(going_away)
     app.on_cleanup.append(closing)
     return app
 

@@ -68,6 +68,8 @@ class WebServer:
         return f"http://127.0.0.1:{self.port}/"
 
     def stop(self) -> None:
+        if not self.thread.is_alive():
+            return  # stopped already (by the test itself)
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(10)

@@ -247,3 +247,23 @@ def test_a_follower_cancelled_as_news_arrives_stops(cluster: Cluster) -> None:  
         await backend.rp_channel.close()
 
     asyncio.run(go())
+
+
+def test_a_stopping_server_closes_its_sockets_going_away(web: WebServer) -> None:
+    """Ctrl-C on ``cardroom web serve`` with pages open: each socket is closed "going away"
+    (1001, the page reconnects to whatever serves next), not left open until aiohttp's
+    shutdown timeout (60 s here; 5 s in ``cardroom web serve``) cuts it."""
+
+    async def go() -> None:
+        async with await _session(web.url) as s, s.ws_connect(f"{web.url}ws") as ws:
+            await ws.send_str(json.dumps({"op": "ping", "id": 1}))
+            async with asyncio.timeout(20):
+                while json.loads((await ws.receive()).data)["t"] != "answer":
+                    pass
+            stopping = asyncio.create_task(asyncio.to_thread(web.stop))
+            async with asyncio.timeout(20):
+                msg = await ws.receive()
+            assert msg.type == aiohttp.WSMsgType.CLOSE and ws.close_code == 1001, msg
+            await stopping  # and the stop ends (its own bound: 30 s)
+
+    asyncio.run(go())
