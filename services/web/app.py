@@ -207,11 +207,10 @@ def make_app(backend: Backend, identities: Identities) -> web.Application:
     app[SOCKETS] = set()
 
     async def going_away(app: web.Application) -> None:
-        await asyncio.gather(
-            *(ws.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping")
-              for ws in list(app[SOCKETS])),
-            return_exceptions=True,
-        )  # fmt: skip
+        sockets = app[SOCKETS]
+        closing = [ws.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping")
+                   for ws in list(sockets)]  # fmt: skip
+        await asyncio.gather(*closing, return_exceptions=True)
 
     async def closing(_app: web.Application) -> None:
         await backend.close()
