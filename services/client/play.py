@@ -815,8 +815,12 @@ class PlayApp(App[int]):
     def _tick(self) -> None:
         if self.view is not None and not self.view.over:
             self._render_table()
-        elif self.snap is not None and self.snap.message.state == M.TABLE_STATE_WAITING:
-            self._render_settlement()  # the start timer's countdown
+        elif self.snap is not None and (
+            self.snap.message.state == M.TABLE_STATE_WAITING or self.left
+        ):
+            # The start timer's countdown; and, between games or after leaving (the table
+            # may have closed), the rating line still pending asks again from here.
+            self._render_settlement()
 
     def _removed(self) -> None:
         """The table let the seat go (not ready in time): say so, offer to queue again."""

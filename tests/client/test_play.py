@@ -380,6 +380,10 @@ def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
             assert left and all(me in x for x in left), left
             assert not any("bot:" in x for x in app.log_lines if "leaves the game" in x)
             assert "queue again" in str(app.query_one("#settlement").render())
+            # The escape is rated (the escaper last): the settlement, no longer at a table,
+            # still asks until replay has rated it, and then shows this game's change.
+            shown = await until(pilot, lambda: rating_shown(app), timeout=60)
+            assert shown == this_games_rating_line(app)
             await pilot.press("ctrl+q")
             assert not app.quit_seated
             return game_id
