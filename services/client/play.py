@@ -1053,7 +1053,12 @@ class PlayApp(App[int]):
                 self._say(render.BID_KEYS)
             return
         cards = self.query_one("#hand", HandView).selected_cards()
+        turn = (self.snap.message.game_id if self.snap else "", len(view.history))
+        hint = self.hint_action
         if not cards:
+            if hint is not None and self.hint_key == turn and hint.WhichOneof("kind") == "pass":
+                self.do_pass()  # "hint: pass — press Enter or p": Enter takes it, as a play's
+                return
             self._say(render.SELECT_FIRST)
             return
         text = rules.format_cards(cards)
@@ -1069,8 +1074,6 @@ class PlayApp(App[int]):
             self._work(lambda: self.session.play(text, reading), done)
 
         choices = play_readings(view, cards)
-        hint = self.hint_action
-        turn = (self.snap.message.game_id if self.snap else "", len(view.history))
         if (len(choices) > 1 and hint is not None and self.hint_key == turn
                 and hint.WhichOneof("kind") == "play" and hint.play.reading in choices
                 and sorted(rules.parse_cards(hint.play.cards)) == sorted(cards)):  # fmt: skip

@@ -440,7 +440,7 @@ def hint_bid_text(bid: int) -> str:
     return f"hint: bid {bid} — press Enter or {bid}"
 
 
-HINT_PASS = "hint: pass — press p"
+HINT_PASS = "hint: pass — press Enter or p"
 NO_SHOW_HAND = "this variant has no showing of the hand"
 
 

@@ -247,6 +247,45 @@ def test_auto_pass_when_nothing_beats_is_off_by_default_and_o_turns_it_on(
     asyncio.run(scenario())
 
 
+def test_enter_takes_a_hint_to_pass(cluster: Cluster) -> None:
+    """A person who follows the hints with Enter: when the hint is a pass ("hint: pass —
+    press Enter or p"), Enter passes (it said "select cards first", and the turn ran out)."""
+    app = make_app(cluster, "doudizhu3")
+
+    async def scenario() -> bool:
+        async with app.run_test(size=SIZE) as pilot:
+            for _game in range(4):
+                while not settled(app):
+                    if not my_turn(app):
+                        await pilot.pause(0.05)
+                        continue
+                    view = app.view
+                    assert view is not None and app.snap is not None
+                    if following(app):
+                        key = (app.snap.message.game_id, len(view.history))
+                        await pilot.press("h")
+                        await until(pilot, lambda k=key: app.hint_key == k)
+                        hint = app.hint_action
+                        if hint is not None and hint.WhichOneof("kind") == "pass":
+                            assert app.message == render.HINT_PASS
+                            who = render.seat_name(app.players, app.snap.message.seat)
+                            seen = len(app.log_lines)
+                            await pilot.press("enter")
+                            await until(pilot, lambda w=who, n=seen: any(
+                                f"{w} passes" in x for x in app.log_lines[n:]))  # fmt: skip
+                            passed = [x for x in app.log_lines[seen:] if f"{who} passes" in x]
+                            assert "timeout" not in passed[0], passed
+                            await pilot.press("ctrl+q")
+                            return True
+                    await take_turn(pilot, app)
+                await pilot.press("n")
+                await until(pilot, lambda: app.view is not None and not app.view.over)
+            await pilot.press("ctrl+q")
+            return False
+
+    assert asyncio.run(scenario()), "no hint to pass in four games"
+
+
 def test_the_start_screen_chooses_the_table(cluster: Cluster) -> None:
     """Without --variant the start screen asks: variant, the bots' level, the stake and a
     private code (a stake that is no number is refused there, in words)."""
