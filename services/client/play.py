@@ -1011,7 +1011,7 @@ class PlayApp(App[int]):
             return
         if view.phase is not rules.Phase.PLAY:
             return
-        key = (self.snap.message.game_id if self.snap else "", len(view.history))
+        key = self._turn_key(view)
         if key == self._auto_passed:
             return
         if any(not isinstance(a, rules.Pass) for a in view.legal_actions()):
@@ -1053,10 +1053,9 @@ class PlayApp(App[int]):
                 self._say(render.BID_KEYS)
             return
         cards = self.query_one("#hand", HandView).selected_cards()
-        turn = (self.snap.message.game_id if self.snap else "", len(view.history))
-        hint = self.hint_action
+        hint = self._hint_this_turn(view)
         if not cards:
-            if hint is not None and self.hint_key == turn and hint.WhichOneof("kind") == "pass":
+            if hint is not None and hint.WhichOneof("kind") == "pass":
                 self.do_pass()  # "hint: pass — press Enter or p": Enter takes it, as a play's
                 return
             self._say(render.SELECT_FIRST)
@@ -1074,8 +1073,8 @@ class PlayApp(App[int]):
             self._work(lambda: self.session.play(text, reading), done)
 
         choices = play_readings(view, cards)
-        if (len(choices) > 1 and hint is not None and self.hint_key == turn
-                and hint.WhichOneof("kind") == "play" and hint.play.reading in choices
+        if (len(choices) > 1 and hint is not None and hint.WhichOneof("kind") == "play"
+                and hint.play.reading in choices
                 and sorted(rules.parse_cards(hint.play.cards)) == sorted(cards)):  # fmt: skip
             send(hint.play.reading)  # the hint this turn named its reading: play it as shown
         elif len(choices) > 1:
@@ -1106,12 +1105,20 @@ class PlayApp(App[int]):
         if self.snap is not None:
             self._apply_snapshot(self.snap)
 
+    def _turn_key(self, view: rules.SeatView) -> tuple[str, int]:
+        """This turn: the game and the actions so far (a hint or an auto-pass is for one)."""
+        return (self.snap.message.game_id if self.snap else "", len(view.history))
+
+    def _hint_this_turn(self, view: rules.SeatView) -> engine_pb2.Action | None:
+        """The hint asked on this very turn, if any (an older one no longer fits)."""
+        return self.hint_action if self.hint_key == self._turn_key(view) else None
+
     def do_hint(self) -> None:
         view = self.view
         if view is None or not view.to_move:
             self._say(render.NO_HINT_NOT_YOUR_TURN)
             return
-        key = (self.snap.message.game_id if self.snap else "", len(view.history))
+        key = self._turn_key(view)
         if key == self.hint_key and self.hint_action is not None:
             self._show_hint(self.hint_action)  # the same suggestion again this turn
             return

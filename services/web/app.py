@@ -208,9 +208,9 @@ def make_app(backend: Backend, identities: Identities) -> web.Application:
 
     async def going_away(app: web.Application) -> None:
         sockets = app[SOCKETS]
-        closing = [ws.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping")
-                   for ws in list(sockets)]  # fmt: skip
-        await asyncio.gather(*closing, return_exceptions=True)
+        closes = [ws.close(code=WSCloseCode.GOING_AWAY, message=b"server stopping")
+                  for ws in list(sockets)]  # fmt: skip
+        await asyncio.gather(*closes, return_exceptions=True)
 
     async def closing(_app: web.Application) -> None:
         await backend.close()
