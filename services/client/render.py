@@ -879,7 +879,7 @@ WEB_WORDS: dict[str, tuple[str, str]] = {
     "waiting_game": ("等待开局…", "waiting for the game to start…"),
     "nothing_selected": ("先选牌（点牌，或按提示）", "select cards first (click cards, or Hint)"),
     "no_hint": ("没有提示", "no hint"),
-    "hint_pass": ("提示：不出", "hint: pass"),
+    "hint_pass": ("提示：不出（按“出牌”或“不出”）", "hint: pass — press Play or Pass"),
     "hint_bid": ("提示：叫{n}分", "hint: bid {n}"),
     "left_table": ("你已离开牌桌", "you left the table"),
     "removed": ("你未及时准备，已被移出牌桌", "you were removed from the table: not ready in time"),

@@ -113,6 +113,7 @@ class Player:
         self.context, self.url = context, url
         self.page = context.new_page()
         self.frames: list[dict[str, Any]] = []
+        self.passes_by_play = 0  # turns passed with Play on a hint to pass
         self.errors: list[str] = []
         self.page.on("console", self._console)
         self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
@@ -179,9 +180,10 @@ class Player:
             " && window.__cardroom.pending.size === 0"
         )
 
-    def take_turn(self, right_click: bool = False) -> None:
+    def take_turn(self, right_click: bool = False, pass_by_play: bool = False) -> None:
         """One turn as a person takes it with the mouse: bid 3, show the hand, or the hint
-        then Play (a right-click when asked) — or Pass when the hint is to pass."""
+        then Play (a right-click when asked) — or Pass when the hint is to pass (Play with
+        nothing chosen when ``pass_by_play``: it takes this turn's hint to pass)."""
         seq = int(self.state("S.snap.seq"))
         phase = self.phase()
         if phase == "bidding":
@@ -196,18 +198,27 @@ class Player:
                     self.testid("table").locator("#center").click(button="right")
                 else:
                     self.testid("play").click()
+            elif pass_by_play:
+                assert "press Play or Pass" in self.message() or "按“出牌”" in self.message()
+                self.testid("play").click()
+                # not "select cards first" (nor a turn left to run out)
+                assert not self.page.locator("#message.refusal").is_visible(), self.message()
+                self.passes_by_play += 1
             else:
                 self.testid("pass").click()
         self.after_move(seq)
 
-    def play_to_the_end(self, timeout: float = 240.0) -> int:
+    def message(self) -> str:
+        return str(self.page.locator("#message").inner_text())
+
+    def play_to_the_end(self, timeout: float = 240.0, pass_by_play: bool = False) -> int:
         end = time.monotonic() + timeout
         turns = 0
         while not self.settled():
             assert time.monotonic() < end, "the game did not end"
             self.wait_turn_or_end()
             if self.my_turn() and not self.settled():
-                self.take_turn()
+                self.take_turn(pass_by_play=pass_by_play)
                 turns += 1
         return turns
 

@@ -12,6 +12,7 @@ const S = {
   snap: null,
   hand: [],          // the hand as shown (sorted)
   selected: new Set(), // indices into S.hand
+  hintPass: null,    // the snapshot seq of a turn whose hint was to pass
   sortMode: "rank",
   lastAction: {},    // seat -> "pass" | [cards] in the current trick
   players: [],
@@ -430,6 +431,10 @@ function startMove() {
 
 function play() {
   const cards = selectedCards();
+  if (!cards.length && S.hintPass === S.snap?.seq) {
+    pass();  // the hint of this very turn was to pass: Play with nothing chosen takes it
+    return;
+  }
   if (!cards.length) {
     message(w("nothing_selected"), true);
     return;
@@ -453,6 +458,7 @@ function applyHint(m) {
     return;
   }
   if (m.hint !== "play") {
+    S.hintPass = S.snap.seq;  // this turn's (a new snapshot is another turn)
     message(w("hint_pass"));
     return;
   }
