@@ -26,7 +26,8 @@ LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": Ha
 #: with the ratings of the bots that played it.
 #: 2: normal slips on half its quiet answers; hard searches middle-game leads.
 #: 3: hard searches its answers too when an enemy is within six cards (doudizhu3, zsy2).
-VERSION = 3
+#: 4: hard plays out the moves its exact endgame search ties; farmers answer from eight cards.
+VERSION = 4
 
 
 def make_bot(level: str, variant: rules.Variant | str, seed: str = "") -> Bot:

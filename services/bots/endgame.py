@@ -10,7 +10,9 @@ them (Dou Dizhu partners play together; in Zheng Shangyou the other three are ta
 side — the cautious view).  Positions are memoised; a node budget bounds the work, and a
 search that runs out of it says nothing (the caller falls back on its heuristic).
 
-Each root move is scored by the number of worlds it wins; the best wins.
+Each root move is scored by the number of worlds it wins; the best wins.  Against perfect
+play many moves lose the same worlds; ``hard`` then lets play-outs against the model of
+auto-play decide between them (:meth:`.smart.HardBot.search`).
 """
 
 from __future__ import annotations
@@ -122,80 +124,6 @@ class Endgame:
                 solved += 1
                 wins = [w + x for w, x in zip(wins, won, strict=True)]
         return wins if solved else None
-
-    def choose(
-        self,
-        o: Observation,
-        candidates: Sequence[rules.Play | None],
-        worlds: int,
-        budget: int,
-        rng: random.Random,
-    ) -> int | None:
-        """The index of the candidate that wins the most sampled worlds (the first on a tie),
-        or None when no world could be solved within the node budget.
-
-        The argmax of :meth:`solve`'s counts for less search, so that the same budget reaches
-        positions with more cards: ``candidates[0]`` is solved in every world first (the
-        worlds it cannot be solved in are left out, as :meth:`solve` leaves them out), and it
-        stands when it wins them all; every other candidate is then solved world by world
-        and dropped as soon as it has lost too many to win more worlds than the best so far.
-        Each world keeps its memo from one candidate to the next.  A candidate that runs out
-        of its share of the budget is dropped too (it is not known to be better)."""
-        mine = [s == o.seat or o.is_partner(s) for s in range(o.players)]
-        deals = [self.sample(o, rng) for _ in range(worlds)]
-        if any(d is None for d in deals):
-            return None
-        hand = tuple(rules.rank_counts(o.hand))
-        last = o.last.pattern if o.last is not None else None
-        solved: list[tuple[list[Hand], _Search]] = []
-        best, best_wins, left = 0, 0, budget
-        for k, deal in enumerate(deals):
-            assert deal is not None
-            hands = list(deal)
-            hands[o.seat] = hand
-            share = left // (len(deals) - k)
-            search = _Search(self, mine, o.players, share)
-            try:
-                best_wins += self._root(search, o, hand, hands, last, candidates[0])
-                solved.append((hands, search))
-            except OutOfBudget:
-                pass
-            left -= share - max(search.budget, 0)
-        if not solved:
-            return None
-        for i in range(1, len(candidates)):
-            if best_wins == len(solved):
-                break
-            allowance = left // (len(candidates) - i)
-            wins = self._wins_above(o, hand, last, candidates[i], solved, best_wins, allowance)
-            left -= allowance - wins[1]
-            if wins[0] > best_wins:
-                best, best_wins = i, wins[0]
-        return best
-
-    def _wins_above(
-        self,
-        o: Observation,
-        hand: Hand,
-        last: Pattern | None,
-        cand: rules.Play | None,
-        solved: list[tuple[list[Hand], _Search]],
-        target: int,
-        allowance: int,
-    ) -> tuple[int, int]:
-        """(the worlds ``cand`` wins, the budget left of ``allowance``); the wins are 0 once
-        it cannot win more than ``target`` or runs out of budget."""
-        wins = 0
-        for k, (hands, search) in enumerate(solved):
-            if wins + len(solved) - k <= target:
-                return 0, allowance
-            search.budget = allowance
-            try:
-                wins += self._root(search, o, hand, hands, last, cand)
-            except OutOfBudget:
-                return 0, 0
-            allowance = search.budget
-        return wins, allowance
 
     def _root(
         self,

@@ -14,15 +14,16 @@ the split's score.  It is the middle level: it answers half of the enemies' play
 nothing is at stake, as auto-play would (``NormalBot.slip_share``).
 
 ``hard`` adds card counting (:mod:`.counting`): a group no enemy can beat, given the cards
-still out and every seat's count, is a *control*.  It leads the weakest group that is not a
-control and keeps its controls to regain the lead: its measure of a hand counts each
-control as a play that costs nothing.  A farmer playing just before the landlord tops up a
-weak play of its partner's, so that the landlord must spend a high card.  It answers an enemy
-within six cards of going out (bombs included), follows at a small cost where ``normal``
-passes, lets a partner's play stand when no enemy can beat it, feeds a partner holding one or
-two cards, shows a ddz4 hand that is a certain win or splits very well, bids on most hands
-(its thresholds were measured against auto-play), and with few cards left searches the plays
-exactly over sampled deals of the unknown cards (:mod:`.endgame`).  Before that, a Dou Dizhu
+still out and every seat's count, is a *control*. It leads the weakest group that is not a
+control and keeps its controls to regain the lead: its measure of a hand counts each control
+as a play that costs nothing. A farmer playing just before the landlord tops up a weak play
+of its partner's, so that the landlord must spend a high card. It answers an enemy within
+six cards of going out (a farmer: the landlord within eight; bombs included), follows at a
+small cost where ``normal`` passes, lets a partner's play stand when no enemy can beat it,
+feeds a partner holding one or two cards, shows a ddz4 hand that is a certain win or splits
+very well, bids on most hands (its thresholds were measured against auto-play), and with few
+cards left searches the plays exactly over sampled deals of the unknown cards
+(:mod:`.endgame`), the plays tied there played out as below. Before that, a Dou Dizhu
 landlord's lead (every lead in Zheng Shangyou) is weighed against the next few groups of its
 split by playing sampled deals out (:mod:`.rollout`): it takes another lead only when that
 wins clearly more of them; in doudizhu3 and zhengshangyou2 its answer to an enemy's play,
@@ -72,6 +73,7 @@ def remove(hand: Sequence[int], cards: Sequence[int]) -> tuple[int, ...]:
 class NormalBot(Bot):
     level = "normal"
     threat_cards = 2  # an enemy holding this many cards or fewer is about to go out
+    farmer_threat_cards = 2  # the same for a Dou Dizhu farmer (:meth:`threat_of`)
     follow_margin = 0.0  # follow when the rest's score gains more than this
     #: A lead's value counts each card past the first as this much less, so that a long
     #: chain goes before the low single it would otherwise wait behind (and that the enemies
@@ -140,6 +142,11 @@ class NormalBot(Bot):
     def min_enemy(self, o: Observation) -> int:
         return min(o.counts[s] for s in o.enemies())
 
+    def threat_of(self, o: Observation) -> int:
+        """An enemy holding this many cards or fewer is about to go out."""
+        farmer = o.landlord is not None and o.landlord != o.seat
+        return self.farmer_threat_cards if farmer else self.threat_cards
+
     def group_pattern(self, g: Group) -> Pattern:
         return group_pattern(self.variant, g)
 
@@ -182,7 +189,7 @@ class NormalBot(Bot):
         person's complaint, issue 28), nor over a partner's play."""
         if not self.slip_share or o.last is None or o.last_seat is None:
             return False
-        if o.is_partner(o.last_seat) or self.min_enemy(o) <= self.threat_cards:
+        if o.is_partner(o.last_seat) or self.min_enemy(o) <= self.threat_of(o):
             return False
         return self.rng(o).random() < self.slip_share
 
@@ -282,7 +289,8 @@ class NormalBot(Bot):
         plain = [p for p in plays if not p.pattern.is_bomb]
         bombs = [p for p in plays if p.pattern.is_bomb]
         worry = self.min_enemy(o)
-        threat = o.counts[o.last_seat] <= self.threat_cards or worry <= self.threat_cards
+        close = self.threat_of(o)
+        threat = o.counts[o.last_seat] <= close or worry <= close
         if plain and o.last.pattern.kind is Kind.SINGLE and worry == 1:
             return max(plain, key=lambda p: p.pattern.order)
         if plain:
@@ -298,16 +306,26 @@ class NormalBot(Bot):
         return None
 
 
-#: The endgame search starts when the seats hold this many cards in all, per (players,
-#: decks).  Two-deck games rarely come down to 30: the first seat out leaves the others
-#: some 15 cards each, so the search seldom ran there.  Measured (``Endgame.choose`` makes
-#: the wider search affordable: hard's CPU per decision in zsy2 self-play 0.43 → 0.73 ms
-#: average, p99 7.4 → 9.8 ms): 30 → 40 raised first out in zhengshangyou2 a little, on the
-#: same 1,000 deals 0.753 → 0.758 (+0.005 ±0.003 paired; the bench's deals 0.756 → 0.759,
-#: +0.003 ±0.003); doudizhu4 unchanged; 50 was no better, nor 40 in zhengshangyou1.
+#: The endgame search starts when the seats hold this many cards in all, per (players, decks).
+#: Two-deck games rarely come down to 30: the first seat out leaves the others some 15 cards
+#: each, so the search seldom ran there.  Measured with version 3's pruned search (hard's CPU
+#: per decision in zsy2 self-play 0.43 → 0.73 ms average, p99 7.4 → 9.8 ms; version 4 counts
+#: every option's worlds, to find its ties): 30 → 40 raised first out in zhengshangyou2 a
+#: little, on the same 1,000 deals 0.753 → 0.758 (+0.005 ±0.003 paired; the bench's deals 0.756
+#: → 0.759, +0.003 ±0.003); doudizhu4 unchanged; 50 was no better, nor 40 in zhengshangyou1.
 ENDGAME_CARDS = {(3, 1): 24, (4, 1): 30, (4, 2): 40}
 ENDGAME_WORLDS = 6
 ENDGAME_BUDGET = 2500  # search nodes per decision
+#: The endgame's tie-break (:meth:`HardBot.search`): worlds played out and the moves played
+#: out at most per decision.  Measured (bench ``bots``, paired deals; tuned on deals of
+#: another seed than the bench's): doudizhu3 vs RLCard's agent, 1,000 deals, landlord +0.014
+#: ±0.012, farmers +0.005 ±0.012 (with farmer_threat_cards 8: +0.026 ±0.015); on the bench's
+#: 2,000 deals, both: landlord 0.825 → 0.856 (+0.031 ±0.009), farmers 0.838 → 0.843 (+0.005
+#: ±0.010); first out in zhengshangyou1 (400 deals) 0.564 → 0.598.  48 worlds no better, nor
+#: a tie taken as within one world.  Hard's time per decision (60 self-play games): doudizhu3
+#: 4.15 ms average, p99 42.6 ms (3.35 and 46.9 before); zhengshangyou2 4.54 and 32.3.
+TIE_WORLDS = 24
+TIE_MOVES = 2000
 CONTROL_BONUS = 7.0  # a control's worth in hand_value: one play
 TOP_UP_BELOW = 11  # a partner's play below an ace may be topped up before the landlord
 TOP_UP_MARGIN = -4.0
@@ -355,6 +373,11 @@ class HardBot(NormalBot):
     level = "hard"
     slip_share = 0.0
     threat_cards = 6
+    #: A Dou Dizhu farmer answers the landlord at any cost from this many cards left (the
+    #: landlord alone has two seats to get past).  Measured (bench ``bots``, paired deals):
+    #: doudizhu3 vs RLCard's agent, 1,000 deals, 6 → 8 farmers +0.018 ±0.011 (10 no better;
+    #: 8 for the landlord too cost it −0.007).
+    farmer_threat_cards = 8
     follow_margin = -3.0
     lead_size_weight = 2.0
 
@@ -441,13 +464,27 @@ class HardBot(NormalBot):
         return candidates
 
     def search(self, o: Observation, choice: Play | None) -> Play | None:
-        """The heuristic ``choice`` unless the endgame search finds a move that wins in
-        more sampled worlds."""
+        """The move of :meth:`search_options` that wins the most sampled worlds solved
+        exactly; between the moves that tie there (when none wins them all), or when no world
+        could be solved, the one that wins the most worlds played out against the model of
+        auto-play (:mod:`.rollout`), the heuristic's ``choice`` first on a tie.
+
+        The exact search takes the enemies to play perfectly, seeing every card: in a world
+        lost against that, every move loses alike, though people (and auto-play) lose many
+        of them — the play-outs tell those moves apart."""
         candidates = self.search_options(o, choice)
         if len(candidates) < 2:
             return choice
-        best = self.endgame.choose(o, candidates, ENDGAME_WORLDS, ENDGAME_BUDGET, self.rng(o))
-        return choice if best is None else candidates[best]
+        rng = self.rng(o)
+        wins = self.endgame.solve(o, candidates, ENDGAME_WORLDS, ENDGAME_BUDGET, rng)
+        tied = candidates
+        if wins is not None:
+            top = max(wins)
+            tied = [c for c, w in zip(candidates, wins, strict=True) if w == top]
+            if len(tied) == 1 or top == ENDGAME_WORLDS:
+                return tied[0]
+        best = self.rollout.choose(o, tied, TIE_WORLDS, rng, MID_MARGIN, TIE_MOVES)
+        return tied[best]
 
     # ------------------------------------------------------------------ controls
     def pick_lead(self, o: Observation, sp: Split) -> Play | None:

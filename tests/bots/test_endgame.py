@@ -1,5 +1,5 @@
-"""The endgame search's pruned choice (``Endgame.choose``) against its exhaustive counts
-(``Endgame.solve``): the same candidate on the same sampled worlds, for less search."""
+"""The endgame search's counts (``Endgame.solve``) and hard's choice from them: the move that
+wins the most sampled worlds, the play-outs deciding between moves tied there."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from services import rules
 from services.bots import make_bot, observe
 from services.bots.endgame import Endgame
 from services.bots.observe import Observation
-from services.bots.smart import HardBot
+from services.bots.smart import ENDGAME_BUDGET, ENDGAME_WORLDS, HardBot
 
 UNBOUNDED = 10_000_000
 
@@ -43,36 +43,42 @@ def candidates(o: Observation, pick: int) -> list[rules.Play | None]:
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(pos=late_positions(), pick=st.integers(0, 50), worlds=st.integers(1, 6))
-def test_choose_is_the_argmax_of_the_counts(
-    pos: tuple[rules.GameState, Observation], pick: int, worlds: int
+@given(pos=late_positions(), pick=st.integers(0, 50))
+def test_the_search_takes_a_move_that_wins_the_most_worlds(
+    pos: tuple[rules.GameState, Observation], pick: int
 ) -> None:
+    # hard's search: the most worlds won exactly; between moves tied there, play-outs decide
     state, o = pos
     if state.over:
         return
     options = candidates(o, pick)
-    eg = Endgame(state.variant)
-    wins = eg.solve(o, options, worlds, UNBOUNDED, random.Random(3))
-    chosen = Endgame(state.variant).choose(o, options, worlds, UNBOUNDED, random.Random(3))
-    assert wins is not None and chosen is not None
-    best = max(wins)
-    assert wins[chosen] == best
-    # ties go to the heuristic's choice (index 0), then to the earliest option
-    assert chosen == (0 if wins[0] == best else wins.index(best))
+    if len(options) < 2:
+        return
+    bot = make_bot("hard", o.variant, "s")
+    assert isinstance(bot, HardBot)
+    bot.play(o)
+    # the same worlds as the bot's own search: the same generator, drawn first
+    wins = Endgame(state.variant).solve(o, options, ENDGAME_WORLDS, ENDGAME_BUDGET, bot.rng(o))
+    chosen = bot.search(o, options[0])
+    assert chosen in options
+    if wins is not None:
+        best = max(wins)
+        assert wins[options.index(chosen)] == best
+        if wins.count(best) == 1 or best == ENDGAME_WORLDS:
+            assert chosen == options[wins.index(best)]  # the first of the best: no play-out
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pos=late_positions(), budget=st.integers(0, 300))
-def test_choose_on_a_small_budget_says_nothing_or_a_candidate(
+def test_solve_on_a_small_budget_says_nothing_or_counts_each_candidate(
     pos: tuple[rules.GameState, Observation], budget: int
 ) -> None:
     state, o = pos
     if state.over:
         return
     options = candidates(o, 0)
-    chosen = Endgame(state.variant).choose(o, options, 4, budget, random.Random(5))
-    assert chosen is None or 0 <= chosen < len(options)
-    if budget == 0 and chosen is not None:
-        # no node to spend: only a first option that goes out is known to win
-        first = options[chosen]
-        assert chosen == 0 and first is not None and len(first.cards) == len(o.hand)
+    wins = Endgame(state.variant).solve(o, options, 4, budget, random.Random(5))
+    assert wins is None or (len(wins) == len(options) and all(0 <= w <= 4 for w in wins))
+    if budget == 0 and wins is not None:
+        # no node to spend: a world is solved only when every option goes out at once
+        assert all(p is not None and len(p.cards) == len(o.hand) for p in options)

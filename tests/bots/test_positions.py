@@ -186,7 +186,7 @@ def test_normal_slips_only_on_quiet_answers_to_an_enemy() -> None:
             if o.phase == "play":
                 quiet = (
                     o.last is not None and o.last_seat is not None
-                    and not o.is_partner(o.last_seat) and bot.min_enemy(o) > bot.threat_cards
+                    and not o.is_partner(o.last_seat) and bot.min_enemy(o) > bot.threat_of(o)
                 )  # fmt: skip
                 slips = bot.slips(o)
                 assert quiet or not slips, (g, seat, o.last, o.counts)
