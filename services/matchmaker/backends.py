@@ -82,6 +82,16 @@ def run_on_loop(call: Callable[[], T]) -> T:
         ON_LOOP.reset(token)
 
 
+def outbox_rows(w: Write, now: int) -> list[dict[str, Any]]:
+    """The outbox rows of a write's appends for replay, due ``w.outbox_delay_ms`` from now."""
+    return [
+        {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
+         "body": r.SerializeToString(), "created_ms": now,
+         "next_try_ms": now + w.outbox_delay_ms, "attempts": 0}
+        for r in w.outbox
+    ]  # fmt: skip
+
+
 def add_results_statement(postgres: bool) -> Any:
     """One statement inserts a player's row or adds the game to it (no read-then-write that
     two instances could race); the last game is the one that ended last."""
@@ -108,6 +118,7 @@ class SqliteBackend:
         self.reader = _sqlite_reader(engine)
         self._lock = PeopleFirstLock()
         self.add_results = add_results_statement(postgres=False)
+        self._loop_raw: sqlite3.Connection | None = None
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Connection]:
@@ -157,8 +168,70 @@ class SqliteBackend:
     def announce(self, key: str) -> None:
         """Nothing (as :meth:`notify`)."""
 
-    def write_in_one_statement(self, *args: Any) -> Table | None:
-        return None  # the transaction's statements, in turn
+    def write_in_one_statement(
+        self,
+        table: Table,
+        values: dict[str, Any],
+        ev_rows: list[dict[str, Any]],
+        w: Write,
+        now: int,
+    ) -> Table | None:
+        """On the event loop's thread (run_on_loop), the whole conditional write on this
+        backend's own connection for it, in the driver alone: no SQLAlchemy Connection,
+        transaction or events per write (with the statements already on the driver, those
+        were most of what was left of a move's write), and no busy-timeout switch (that
+        connection never waits).  None elsewhere: a database thread takes the transaction's
+        statements in turn (store._write_rows)."""
+        if not ON_LOOP.get():
+            return None
+        raw = self._loop_connection()
+        if raw is None:
+            return None
+        if not self._lock.acquire_now():
+            raise WouldWait
+        try:
+            raw.execute("BEGIN IMMEDIATE")  # SQLITE_BUSY at once if another process has it
+            try:
+                if not self._write_rows(raw, values, ev_rows, outbox_rows(w, now)):
+                    raise Conflict(table.table_id)
+                if w.request is not None:
+                    tid, rid, digest, response = w.request
+                    try:
+                        raw.execute(_SQLITE_INSERT_REQUEST, (tid, rid, digest,
+                                    response.SerializeToString(), now))  # fmt: skip
+                    except sqlite3.IntegrityError:
+                        # The same request id won elsewhere meanwhile: this write must not land.
+                        raise Conflict(table.table_id) from None
+                raw.execute("COMMIT")
+            except BaseException:
+                if raw.in_transaction:
+                    raw.rollback()
+                raise
+        except sqlite3.Error as exc:
+            # Busy, or anything else the driver says (nothing was written): a database
+            # thread does it again through SQLAlchemy, which waits for the lock, or raises
+            # the error as every other store call does (an outage: UNAVAILABLE).
+            if not (isinstance(exc, sqlite3.OperationalError)
+                    and exc.sqlite_errorcode == sqlite3.SQLITE_BUSY):  # fmt: skip
+                self._drop_loop_connection()
+            raise WouldWait from exc
+        finally:
+            self._lock.release()
+        return table
+
+    def _loop_connection(self) -> sqlite3.Connection | None:
+        """The event loop thread's own connection to the database file (made on first use,
+        set up as the engine's are, but never waiting for the write lock); None for a
+        database that is no file (another connection to ``:memory:`` is another database)."""
+        if self._loop_raw is None:
+            path = self.engine.url.database
+            if not path or path == ":memory:" or path.startswith("file:"):
+                return None
+            raw = sqlite3.connect(path, isolation_level=None)
+            _sqlite_on_connect(raw, None)
+            raw.execute("PRAGMA busy_timeout=0")
+            self._loop_raw = raw
+        return self._loop_raw
 
     def write_table_rows(
         self,
@@ -174,6 +247,15 @@ class SqliteBackend:
         Whether the UPDATE matched (False: nothing more was written)."""
         raw = conn.connection.driver_connection
         assert raw is not None
+        return self._write_rows(raw, values, ev_rows, outbox_rows)
+
+    @staticmethod
+    def _write_rows(
+        raw: sqlite3.Connection,
+        values: dict[str, Any],
+        ev_rows: list[dict[str, Any]],
+        outbox_rows: list[dict[str, Any]],
+    ) -> bool:
         params = dict(values)
         for name in _JSON_COLUMNS:
             params[name] = json.dumps(params[name])
@@ -188,7 +270,14 @@ class SqliteBackend:
     def reap_stuck(self, older_ms: int) -> list[int]:
         return []
 
+    def _drop_loop_connection(self) -> None:
+        if self._loop_raw is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self._loop_raw.close()
+            self._loop_raw = None
+
     def close(self) -> None:
+        self._drop_loop_connection()
         self.engine.dispose()
         self.reader.dispose()
 
@@ -360,6 +449,10 @@ _SQLITE_UPDATE = (
 _SQLITE_INSERT_EVENTS = (
     f"INSERT INTO {table_events.name} (table_id, seq, to_seat, body) "
     "VALUES (:table_id, :seq, :to_seat, :body)"
+)
+_SQLITE_INSERT_REQUEST = (
+    f"INSERT INTO {requests.name} (table_id, request_id, body_hash, response, created_ms) "
+    "VALUES (?, ?, ?, ?, ?)"
 )
 _SQLITE_INSERT_OUTBOX = (
     f"INSERT INTO {outbox.name} (game_id, first_seq, body, created_ms, next_try_ms, attempts) "

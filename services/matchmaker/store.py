@@ -43,6 +43,7 @@ from services.ratings.model import closest_level
 
 from . import seating
 from .backends import FIXED, Conflict, backend_for
+from .backends import outbox_rows as backend_outbox_rows
 from .bots import AUTO_LEVEL
 from .bots import VERSION as BOTS_VERSION
 from .models import (
@@ -655,12 +656,7 @@ class Store:
     ) -> None:
         """:meth:`_write`'s statements in the transaction ``conn``: the conditional UPDATE
         (Conflict when another writer moved the table), then its rows."""
-        outbox_rows = [
-            {"game_id": r.game_id, "first_seq": r.events[0].envelope.seq,
-             "body": r.SerializeToString(), "created_ms": now,
-             "next_try_ms": now + w.outbox_delay_ms, "attempts": 0}
-            for r in w.outbox
-        ]  # fmt: skip
+        outbox_rows = backend_outbox_rows(w, now)
         matched = self.backend.write_table_rows(conn, values, ev_rows, outbox_rows)
         if matched is None:
             matched = conn.execute(_UPDATE, values).rowcount == 1

@@ -10,11 +10,18 @@ import sqlite3
 import threading
 import time
 
+import pytest
+from sqlalchemy import func, insert, select
+
 from services.common.db import make_engine
 from services.common.migrate import upgrade
+from services.common.wire import matchmaker_pb2, replay_pb2
+from services.matchmaker.backends import Conflict, WouldWait, run_on_loop
 from services.matchmaker.clients import Engine, Replay
+from services.matchmaker.models import outbox, requests, table_events, tables
 from services.matchmaker.runner import Runner
-from services.matchmaker.store import Store, on_loop
+from services.matchmaker.store import Store, Write, on_loop
+from services.matchmaker.table import Seat, State, Table
 
 #: How long the other process's transaction holds the file's write lock.
 HELD_S = 0.5
@@ -94,3 +101,75 @@ def test_a_write_never_stops_the_loop_while_another_process_holds_the_lock(
     assert done >= released[0], "the write did not wait for the other process's lock"
     # The loop ran on while the write waited: about HELD_S / 10 ms ticks.
     assert ticks >= 10
+
+
+def a_table(store: Store) -> Table:
+    config = {"variant": "doudizhu3", "room": {"stake": 1}, "bot_level": "easy",
+              "timers": {"bid_ms": 9000, "turn_ms": 9000, "start_ms": 9000, "grace_ms": 9000,
+                         "bot_think_ms": 0}}  # fmt: skip
+    seats = [Seat.human("ann"), Seat.for_bot("easy", "b1", 4), Seat.for_bot("easy", "b2", 4)]
+    table = Table("t1", "doudizhu3", config, State.PLAYING, 0, seats, game_id="t1.1", turn=0)
+    with store.engine.begin() as conn:
+        conn.execute(insert(tables).values(**table.values()))
+    return table
+
+
+def a_write(request_id: str = "") -> Write:
+    """A move's write: two events, an append for replay and (``request_id``) an Act's answer."""
+    w = Write()
+    w.note("ready", seat=0)
+    w.note("deadline", seat=1, kind="turn", deadline_ms=5)
+    append = replay_pb2.AppendEventsRequest(game_id="t1.1", expected_seq=0)
+    append.events.add().envelope.seq = 1
+    w.outbox.append(append)
+    if request_id:
+        w.request = ("t1", request_id, b"h" * 32, matchmaker_pb2.ActResponse())
+    return w
+
+
+def rows(store: Store) -> tuple[int, int, int, int]:
+    """The table's seq and how many events, outbox rows and request ids are stored."""
+    with store.engine.connect() as conn:
+        seq = conn.execute(select(tables.c.seq)).scalar_one()
+        return (seq, *(conn.execute(select(func.count()).select_from(t)).scalar_one()
+                       for t in (table_events, outbox, requests)))  # fmt: skip
+
+
+def test_a_table_write_on_the_loop_lands_whole_or_not_at_all(db_url: str) -> None:
+    """SQLite's table write on the loop's thread runs on the driver alone: all of it lands
+    (row, events, outbox, request id), or nothing when the seq moved on or the request id
+    landed already (Conflict), and it waits in a thread while another process writes."""
+    if not db_url.startswith("sqlite"):
+        return  # PostgreSQL's one-statement write: tests/matchmaker/test_tables.py
+    upgrade(db_url)
+    store = Store(make_engine(db_url))
+    try:
+        table = a_table(store)
+        run_on_loop(lambda: store.write(table, 0, a_write("r1")))
+        assert rows(store) == (2, 2, 1, 1)
+        stale = a_table_copy(table, seq=0)
+        with pytest.raises(Conflict):
+            run_on_loop(lambda: store.write(stale, 0, a_write("r2")))
+        assert rows(store) == (2, 2, 1, 1)
+        with pytest.raises(Conflict):  # the same request id again, on the current seq
+            run_on_loop(lambda: store.write(table, 2, a_write("r1")))
+        assert rows(store) == (2, 2, 1, 1)
+
+        path = db_url.split("///", 1)[1]
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(WouldWait):  # nothing written: a database thread does it
+            run_on_loop(lambda: store.write(table, 2, a_write()))
+        other.execute("COMMIT")
+        other.close()
+        assert rows(store) == (2, 2, 1, 1)
+        run_on_loop(lambda: store.write(table, 2, a_write()))
+        assert rows(store) == (4, 4, 2, 1)
+    finally:
+        store.close()
+
+
+def a_table_copy(table: Table, seq: int) -> Table:
+    copy = Table.from_values(table.values())
+    copy.seq = seq
+    return copy
