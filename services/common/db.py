@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -111,7 +112,18 @@ def make_engine(
             dbapi_conn.commit()
 
         event.listen(engine, "connect", on_connect)
+        _SESSION_SETS[engine] = "; ".join(sets)
     return engine
+
+
+#: The SET statements :func:`make_engine` runs on each new connection of an engine, for the
+#: connections made outside its pool that must behave as its own (:func:`session_sets`).
+_SESSION_SETS: weakref.WeakKeyDictionary[Engine, str] = weakref.WeakKeyDictionary()
+
+
+def session_sets(engine: Engine) -> str:
+    """The SET statements every connection of ``engine`` starts with ("" for none)."""
+    return _SESSION_SETS.get(engine, "")
 
 
 #: SQLSTATE 25P03: the server ended the session after it sat idle in a transaction too long.

@@ -18,6 +18,8 @@ from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 
+from services.common.db import session_sets
+
 T = TypeVar("T")
 
 #: Keys remembered before the table of wake-up counts is cleared (bounded memory in a
@@ -40,8 +42,28 @@ def side_connection(engine: Engine) -> Any:
     for."""
     import psycopg
 
-    dsn = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-    return psycopg.connect(dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, **KEEPALIVE)
+    return psycopg.connect(
+        _dsn(engine), autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, **KEEPALIVE
+    )
+
+
+async def loop_connection(engine: Engine) -> Any:
+    """:func:`side_connection` for an event loop (a psycopg AsyncConnection), which starts as
+    the engine's own pooled connections do (its lock timeout, application name:
+    db.session_sets): for statements that are the engine's work, done on the loop."""
+    import psycopg
+
+    conn = await psycopg.AsyncConnection.connect(
+        _dsn(engine), autocommit=True, connect_timeout=CONNECT_TIMEOUT_S, **KEEPALIVE
+    )
+    sets = session_sets(engine)
+    if sets:
+        await conn.execute(sets)
+    return conn
+
+
+def _dsn(engine: Engine) -> str:
+    return engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 class Notifier:

@@ -46,13 +46,7 @@ from .priority import (
 )
 from .schedule import Scheduler
 from .settings import RunnerSettings
-from .store import (
-    Store,
-    Write,
-    bot_seat,
-    now_ms,
-    ticket_pool_key,
-)
+from .store import Store, Write, bot_seat, now_ms, ticket_pool_key
 from .table import Table
 from .waker import KeptTables, Waker
 
@@ -132,7 +126,6 @@ class Runner:
         #: the new actions only (history_delta), and the bot's view is this plus those: the
         #: engine encodes and this process parses each action once, not once per move.
         self._deals: dict[str, tuple[bytes, bots.Deal]] = {}
-        #: Tables as this instance's advance loops left them (:meth:`_keep`).
         #: Tables as this instance's advance loops left them.
         self.kept = KeptTables(lambda table_id: self.waker.latest(table_id))
         self._waker: Waker | None = None
@@ -281,9 +274,11 @@ class Runner:
         if not advancing:
             self.kept.drop(table.table_id)  # a person's call moved it on
         w.outbox_delay_ms = self.settings.outbox_gather_ms
-        table = await self.db(self.store.write, table, old_seq, w, hold)
-        self._wrote(table, old_seq, w, advancing)
-        return table
+        written = await self.store.write_on_loop(table, old_seq, w, hold)  # PostgreSQL
+        if written is None:
+            written = await self.db(self.store.write, table, old_seq, w, hold)
+        self._wrote(written, old_seq, w, advancing)
+        return written
 
     async def mutate(
         self, table_id: str, change: Callable[[Table], Awaitable[Write | None]]

@@ -42,7 +42,7 @@ from services.ratings import tables as ratings
 from services.ratings.model import closest_level
 
 from . import seating
-from .backends import FIXED, Conflict, backend_for
+from .backends import FIXED, Conflict, PostgresBackend, backend_for
 from .backends import outbox_rows as backend_outbox_rows
 from .bots import AUTO_LEVEL
 from .bots import VERSION as BOTS_VERSION
@@ -608,9 +608,40 @@ class Store:
         if w.close_if_empty:
             close_if_empty(table, w)
 
+    async def write_on_loop(
+        self, table: Table, old_seq: int, w: Write, hold_ms: int = 0
+    ) -> Table | None:
+        """:meth:`write` on the event loop (PostgreSQL; backends.PostgresBackend.write_on_loop),
+        for a write that is one statement (no holds to release, results or seats to
+        refill); None when it did not run here: then :meth:`write` in a database thread."""
+        if not self.backend.postgres or w.refill or w.release or w.results:
+            return None
+        values, ev_rows, now = self._prepare(table, old_seq, w, hold_ms)
+        assert isinstance(self.backend, PostgresBackend)
+        if not await self.backend.write_on_loop(table, values, ev_rows, w, now):
+            return None
+        self.backend.announce(f"{table.table_id}:{table.seq}")
+        return table
+
     def _write(
         self, conn: Connection | None, table: Table, old_seq: int, w: Write, hold_ms: int = 0
     ) -> Table:
+        values, ev_rows, now = self._prepare(table, old_seq, w, hold_ms)
+        if conn is None and not w.release and not w.results:
+            done = self.backend.write_in_one_statement(table, values, ev_rows, w, now)
+            if done is not None:
+                return done
+        with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
+            self._write_rows(conn, table, values, ev_rows, w, now)
+        return table
+
+    @staticmethod
+    def _prepare(
+        table: Table, old_seq: int, w: Write, hold_ms: int
+    ) -> tuple[dict[str, Any], list[dict[str, Any]], int]:
+        """The table's new seq, due time and lease, its events numbered (``w.written``): the
+        row's values, the event rows and the write's time.  The same again for the same
+        ``old_seq``, so that a write that did not run can be made once more."""
         now = now_ms()
         ev_rows = []
         seq = old_seq
@@ -637,13 +668,7 @@ class Store:
         values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
         if w.request is not None:
             w.request[3].seq = seq
-        if conn is None and not w.release and not w.results:
-            done = self.backend.write_in_one_statement(table, values, ev_rows, w, now)
-            if done is not None:
-                return done
-        with contextlib.nullcontext(conn) if conn is not None else self._tx() as conn:
-            self._write_rows(conn, table, values, ev_rows, w, now)
-        return table
+        return values, ev_rows, now
 
     def _write_rows(
         self,

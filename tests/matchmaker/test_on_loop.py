@@ -11,12 +11,18 @@ import threading
 import time
 
 import pytest
-from sqlalchemy import func, insert, select
+from sqlalchemy import func, insert, select, text
 
 from services.common.db import make_engine
 from services.common.migrate import upgrade
 from services.common.wire import matchmaker_pb2, replay_pb2
-from services.matchmaker.backends import Conflict, WouldWait, run_on_loop
+from services.matchmaker.backends import (
+    APPLICATION_NAME,
+    Conflict,
+    PostgresBackend,
+    WouldWait,
+    run_on_loop,
+)
 from services.matchmaker.clients import Engine, Replay
 from services.matchmaker.models import outbox, requests, table_events, tables
 from services.matchmaker.runner import Runner
@@ -173,3 +179,53 @@ def a_table_copy(table: Table, seq: int) -> Table:
     copy = Table.from_values(table.values())
     copy.seq = seq
     return copy
+
+
+def test_a_table_write_on_postgresql_runs_on_the_loop_whole_or_not_at_all(db_url: str) -> None:
+    """PostgreSQL's one-statement table write runs on a connection of the event loop (no
+    database thread), started as the engine's own are; it lands whole or not at all, and
+    where it cannot run there (no connection free, the connection broken) it says so with
+    nothing written, and the same write from a thread lands."""
+    if db_url.startswith("sqlite"):
+        return  # SQLite's writes on the loop: above
+    upgrade(db_url)
+    store = Store(make_engine(db_url, lock_timeout_ms=4321, application_name=APPLICATION_NAME))
+    assert isinstance(store.backend, PostgresBackend)
+    connections = store.backend._loop_connections
+
+    async def main() -> None:
+        table = a_table(store)
+        assert await store.write_on_loop(table, 0, a_write("r1")) is table
+        assert rows(store) == (2, 2, 1, 1)
+        conn = await connections.take()
+        settings = await (await conn.execute(
+            "SELECT current_setting('lock_timeout'), current_setting('application_name'),"
+            " pg_backend_pid()")).fetchone()  # fmt: skip
+        assert settings[:2] == ("4321ms", APPLICATION_NAME)
+        connections.give(conn)
+
+        with pytest.raises(Conflict):
+            await store.write_on_loop(a_table_copy(table, seq=0), 0, a_write("r2"))
+        with pytest.raises(Conflict):  # the same request id again, on the current seq
+            await store.write_on_loop(table, 2, a_write("r1"))
+        assert rows(store) == (2, 2, 1, 1)
+
+        with store.engine.connect() as other:  # the loop's connection dies
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": settings[2]})
+        assert await store.write_on_loop(table, 2, a_write()) is None
+        assert rows(store) == (2, 2, 1, 1)
+        store.write(table, 2, a_write())  # as the runner does then, from a thread
+        assert rows(store) == (4, 4, 2, 1)
+        assert await store.write_on_loop(table, 4, a_write()) is table  # a new connection
+        assert rows(store) == (6, 6, 3, 1)
+
+        taken = [await connections.take() for _ in range(connections.size)]
+        assert await store.write_on_loop(table, 6, a_write()) is None  # all in use
+        assert rows(store) == (6, 6, 3, 1)
+        for conn in taken:
+            connections.give(conn)
+
+    try:
+        asyncio.run(main())
+    finally:
+        store.close()

@@ -481,7 +481,8 @@ def test_an_act_on_a_kept_copy_another_instance_moved_lands_once(cluster: Cluste
 
 
 def _spy_writes(runner: Runner) -> list[Any]:
-    """Every write of ``runner`` from now on: the table it committed, or the Conflict."""
+    """Every write of ``runner`` from now on (from a thread, or on the loop: PostgreSQL's):
+    the table it committed, or the Conflict."""
     seen: list[Any] = []
     write = runner.store.write
 
@@ -493,7 +494,20 @@ def _spy_writes(runner: Runner) -> list[Any]:
             raise
         return seen[-1]
 
+    write_on_loop = runner.store.write_on_loop
+
+    async def spy_on_loop(*args: Any, **kwargs: Any) -> Any:
+        try:
+            done = await write_on_loop(*args, **kwargs)
+        except Conflict as exc:
+            seen.append(exc)
+            raise
+        if done is not None:  # else the write goes to a thread: store.write
+            seen.append(done)
+        return done
+
     runner.store.write = spy  # type: ignore[method-assign]
+    runner.store.write_on_loop = spy_on_loop  # type: ignore[method-assign]
     return seen
 
 
