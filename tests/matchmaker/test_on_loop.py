@@ -184,8 +184,9 @@ def a_table_copy(table: Table, seq: int) -> Table:
 def test_a_table_write_on_postgresql_runs_on_the_loop_whole_or_not_at_all(db_url: str) -> None:
     """PostgreSQL's one-statement table write runs on a connection of the event loop (no
     database thread), started as the engine's own are; it lands whole or not at all, and
-    where it cannot run there (no connection free, the connection broken) it says so with
-    nothing written, and the same write from a thread lands."""
+    where it cannot run there (the connection broken) it says so with
+    nothing written, and the same write from a thread lands; with every connection in use,
+    a write waits for the next one given back."""
     if db_url.startswith("sqlite"):
         return  # SQLite's writes on the loop: above
     upgrade(db_url)
@@ -220,8 +221,13 @@ def test_a_table_write_on_postgresql_runs_on_the_loop_whole_or_not_at_all(db_url
         assert rows(store) == (6, 6, 3, 1)
 
         taken = [await connections.take() for _ in range(connections.size)]
-        assert await store.write_on_loop(table, 6, a_write()) is None  # all in use
+        waiting = asyncio.create_task(store.write_on_loop(table, 6, a_write()))  # all in use
+        await asyncio.sleep(0.2)
+        assert not waiting.done()
         assert rows(store) == (6, 6, 3, 1)
+        connections.give(taken.pop())  # its turn
+        assert await waiting is table
+        assert rows(store) == (8, 8, 4, 1)
         for conn in taken:
             connections.give(conn)
 
