@@ -27,7 +27,8 @@ LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": Ha
 #: 2: normal slips on half its quiet answers; hard searches middle-game leads.
 #: 3: hard searches its answers too when an enemy is within six cards (doudizhu3, zsy2).
 #: 4: hard plays out the moves its exact endgame search ties; farmers answer from eight cards.
-VERSION = 4
+#: 5: hard's doudizhu4 farmers bomb a landlord's play they cannot beat otherwise.
+VERSION = 5
 
 
 def make_bot(level: str, variant: rules.Variant | str, seed: str = "") -> Bot:

@@ -20,7 +20,7 @@ as a play that costs nothing. A farmer playing just before the landlord tops up 
 of its partner's, so that the landlord must spend a high card. It answers an enemy within
 six cards of going out (a farmer: the landlord within eight; bombs included), follows at a
 small cost where ``normal`` passes, lets a partner's play stand when no enemy can beat it,
-feeds a partner holding one or two cards, as a doudizhu4 farmer bombs a landlord's play it
+feeds a partner holding one or two cards, bombs (a doudizhu4 farmer) a landlord's play it
 cannot beat otherwise, shows a ddz4 hand that is a certain win or splits
 very well, bids on most hands (its thresholds were measured against auto-play), and with few
 cards left searches the plays exactly over sampled deals of the unknown cards

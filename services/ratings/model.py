@@ -139,6 +139,21 @@ BOT_RATINGS_BY_VERSION: dict[int, dict[str, dict[str, Rating]]] = {
             "hard": Rating(4.11, 2.12),
         },
     },
+    # hard's doudizhu4 farmers bomb what they cannot beat otherwise: bench ratings plays
+    # doudizhu3 and zhengshangyou1, whose games are unchanged, and measured version 4's
+    # figures again exactly
+    5: {
+        "doudizhu": {
+            "easy": Rating(-7.10, 1.98),
+            "normal": Rating(-0.83, 1.83),
+            "hard": Rating(2.20, 1.92),
+        },
+        "zhengshangyou": {
+            "easy": Rating(-3.23, 2.21),
+            "normal": Rating(-0.50, 2.13),
+            "hard": Rating(4.11, 2.12),
+        },
+    },
 }
 #: The ratings of the bots that play now (``bot_level: "auto"`` chooses among them); a test
 #: keeps it the bots' own version, so that new bots cannot play before they are rated.
