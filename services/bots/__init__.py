@@ -28,7 +28,8 @@ LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": Ha
 #: 3: hard searches its answers too when an enemy is within six cards (doudizhu3, zsy2).
 #: 4: hard plays out the moves its exact endgame search ties; farmers answer from eight cards.
 #: 5: hard's doudizhu4 farmers bomb a landlord's play they cannot beat otherwise.
-VERSION = 5
+#: 6: hard's doudizhu3 farmers search their leads once the landlord holds 14 cards or fewer.
+VERSION = 6
 
 
 def make_bot(level: str, variant: rules.Variant | str, seed: str = "") -> Bot:

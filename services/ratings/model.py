@@ -154,6 +154,21 @@ BOT_RATINGS_BY_VERSION: dict[int, dict[str, dict[str, Rating]]] = {
             "hard": Rating(4.11, 2.12),
         },
     },
+    # hard's doudizhu3 farmers search their leads once the landlord holds 14 cards or fewer
+    # (smart.FARMER_LEAD_SEARCH): doudizhu3 measured again with bench ratings; zhengshangyou1,
+    # whose games are unchanged, came out as version 5's to the digit
+    6: {
+        "doudizhu": {
+            "easy": Rating(-6.93, 1.98),
+            "normal": Rating(-0.60, 1.83),
+            "hard": Rating(2.53, 1.93),
+        },
+        "zhengshangyou": {
+            "easy": Rating(-3.23, 2.21),
+            "normal": Rating(-0.50, 2.13),
+            "hard": Rating(4.11, 2.12),
+        },
+    },
 }
 #: The ratings of the bots that play now (``bot_level: "auto"`` chooses among them); a test
 #: keeps it the bots' own version, so that new bots cannot play before they are rated.

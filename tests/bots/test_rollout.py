@@ -17,7 +17,7 @@ from services.bots.endgame import Endgame, Hand
 from services.bots.hand import Analyzer
 from services.bots.observe import Observation
 from services.bots.rollout import Rollout
-from services.bots.smart import MID_OPTIONS, HardBot
+from services.bots.smart import ENDGAME_CARDS, FARMER_LEAD_SEARCH, MID_OPTIONS, HardBot
 
 NAMES = ["doudizhu3", "doudizhu4", "zhengshangyou1", "zhengshangyou2"]
 
@@ -210,3 +210,49 @@ def test_a_follow_searched_weighs_the_heuristic_a_pass_and_legal_plays(
     legal = {(p.cards, p.pattern) for p in plays}
     assert all((p.cards, p.pattern) in legal for p in options if p is not None)
     assert len(options) <= 1 + MID_OPTIONS
+
+
+class Recording(HardBot):
+    """Hard, noting the budget of each middle-game search it makes."""
+
+    def __init__(self, v: rules.Variant, seed: str) -> None:
+        super().__init__(v, seed)
+        self.searched: list[int] = []
+
+    def mid_search(
+        self, o: Observation, choice: rules.Play | None, budget: int
+    ) -> rules.Play | None:
+        self.searched.append(budget)
+        return super().mid_search(o, choice, budget)
+
+
+def test_a_doudizhu3_farmer_searches_its_leads_once_the_landlord_is_within_reach() -> None:
+    """Hard's farmer weighs its lead against its split's other groups (the middle-game
+    search) once the landlord holds FARMER_LEAD_SEARCH's cards or fewer, never before, and
+    the landlord's leads are searched as before; every searched lead is a legal play."""
+    close, moves = FARMER_LEAD_SEARCH["doudizhu3"]
+    v = rules.variant("doudizhu3")
+    start = ENDGAME_CARDS[(3, 1)]
+    seen = {"farmer near": 0, "farmer far": 0, "searched": 0}
+    for seed in range(30):
+        state = rules.new_game(v, seed=f"farmer-lead/{seed}")
+        easy = [make_bot("easy", v, str(s)) for s in range(3)]
+        while not state.over:
+            assert state.turn is not None
+            view = rules.seat_view(state, state.turn)
+            o = observe(view, v)
+            if state.phase.value == "play" and o.last is None and sum(o.counts) > start:
+                bot = Recording(v, f"{seed}")
+                chosen = bot.play(o)
+                searched = bot.searched
+                if o.landlord != o.seat and o.must_hold is None:
+                    near = o.counts[o.landlord] <= close
+                    seen["farmer near" if near else "farmer far"] += 1
+                    # a certain play (tactics) may come first; a search is always this one's
+                    assert searched in ([moves], []) if near else searched == []
+                    seen["searched"] += len(searched)
+                    assert chosen is not None
+                    legal = {(p.cards, p.pattern) for p in rules.legal_plays(v, o.hand, ())}
+                    assert (chosen.cards, chosen.pattern) in legal
+            state, _ = rules.apply(state, easy[state.turn].act(view))
+    assert seen["farmer near"] and seen["farmer far"] and seen["searched"], seen
