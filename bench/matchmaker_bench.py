@@ -7,8 +7,9 @@
   auto-play move) per action.
 * Matchmaker: N tables of one human with auto-play on and two bots with zero think time; each
   game ends, the human is ready again and turns auto-play on again.  Every bot move is a
-  GetSeatView and an Apply, and every action one conditional write with its events and
-  outbox row.  Actions/s = Apply calls the matchmaker made per second (its GetStatus).
+  GetSeatView (unless the last Apply predicted it) and an Apply — the runner's go out
+  gathered, as ApplyBatch calls — and every action one conditional write with its events
+  and outbox row.  Actions/s = Apply calls the matchmaker made per second (its GetStatus).
 * Seating: 1,000 rated tickets queued in one public pool (bot fill never), then one
   seating pass, which groups them by rating.
 * Act latency: the same bot tables slowed (a think time) to ~70% of the measured rate, beside
@@ -432,7 +433,8 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
         "their own one-worker processes "
         "(on SQLite, replay in a file of its own: one file has one writer at a time).  A "
         "matchmaker action is the bot's choice from its seat view (a GetSeatView unless the "
-        "last Apply predicted it), an Apply and one conditional write (events, outbox).  "
+        "last Apply predicted it), an Apply (the runner's gathered into ApplyBatch calls) and "
+        "one conditional write (events, outbox).  "
         "Load: the same bot tables with a think time sized for ~70% of the measured rate (a "
         f"first guess, then scaled by the share a {CALIBRATE_S:g} s run at it gave), "
         f"beside {HUMAN_TABLES} tables where a human plays his turns (GetHint, then the timed "

@@ -29,6 +29,8 @@ MAX_PLAYER_ID = 128
 MAX_TABLE_ID = 64
 MAX_EVENT_TYPE = 32
 MAX_VARIANT = 32
+#: The most requests one batch call (the engine's ApplyBatch) carries.
+MAX_BATCH = 256
 #: The largest sequence number (and table game number) any store column holds.
 MAX_SEQ = 2**31 - 1
 #: google.protobuf.Timestamp's valid range in seconds (0001-01-01 to 9999-12-31, UTC).

@@ -28,7 +28,7 @@ from services.common.fields import (
     text,
     variant_in_room,
 )
-from services.common.grpc_errors import ServiceError, invalid, missing
+from services.common.grpc_errors import ServiceError, bad_field, invalid, missing
 from services.common.reasons import RulesReason, ServiceReason
 from services.common.wire import (
     action_message,
@@ -388,6 +388,30 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
     async def Apply(
         self, request: engine_pb2.ApplyRequest, context: grpc.aio.ServicerContext[Any, Any]
     ) -> engine_pb2.ApplyResponse:
+        return self._apply(request)
+
+    @rpc
+    async def ApplyBatch(
+        self, request: engine_pb2.ApplyBatchRequest, context: grpc.aio.ServicerContext[Any, Any]
+    ) -> engine_pb2.ApplyBatchResponse:
+        if len(request.requests) > limits.MAX_BATCH:
+            raise bad_field("requests", f"at most {limits.MAX_BATCH} requests per batch")
+        out = engine_pb2.ApplyBatchResponse()
+        for item in request.requests:
+            result = out.results.add()
+            try:
+                result.response.CopyFrom(self._apply(item))
+            except (ServiceError, rules.RulesError, TokenInvalid) as exc:
+                err = engine_error(exc)
+                refusal = result.refusal
+                refusal.code = err.code.value[0]
+                refusal.reason = err.reason
+                refusal.message = err.message
+                refusal.field = err.field or ""
+        return out
+
+    def _apply(self, request: engine_pb2.ApplyRequest) -> engine_pb2.ApplyResponse:
+        """Apply's answer to ``request``; a refusal raised as Apply's error would carry it."""
         if not request.HasField("action"):
             raise missing("action")
         action = action_of(request.action)

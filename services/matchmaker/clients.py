@@ -8,12 +8,14 @@ raises :class:`Unreachable`: the caller retries with backoff, the table unchange
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from services.common import limits
 from services.common.grpc_errors import ServiceError
 from services.common.reasons import ServiceReason
 from services.common.wire import (
@@ -23,6 +25,8 @@ from services.common.wire import (
     replay_pb2,
     replay_pb2_grpc,
 )
+
+from .priority import Priority, current
 
 #: Codes that say "not reachable now, try again", not "refused".
 TRANSIENT = frozenset(
@@ -107,20 +111,136 @@ class Remote:
         await self.channel.close()
 
 
+#: The runner's Apply calls in flight at once; the ones that come meanwhile wait and go out
+#: together, as one ApplyBatch, when the call in flight ends.  One: the engine answers in
+#: turn on one worker, so a second call in flight mostly waits there, and the fewer calls the
+#: larger each batch.  Measured (bench ``matchmaker``, 48 bot tables, the same hour), CPU ms
+#: per action matchmaker/engine and the ratio to the engine's Apply rate: without batches
+#: SQLite 1.22/0.87 (0.50×), PostgreSQL 1.58/0.93 (0.37×); two in flight 1.10/0.63 (0.57×),
+#: 1.51/0.64 (0.37×); one 0.89/0.49 (0.60×), 1.33/0.52 (0.43×), with ~4 requests a batch.
+APPLY_CALLS_IN_FLIGHT = 1
+STATUS_CODES = {code.value[0]: code for code in grpc.StatusCode}
+
+
 class Engine(Remote):
+    """The engine.  The runner's (background) Apply calls are gathered: with many tables in
+    play, a call's own cost — gRPC's, on both sides — was a fifth of the matchmaker's CPU
+    per action and a third of the engine's, and one ApplyBatch pays it once for the actions
+    due meanwhile.  A
+    person's Apply goes out alone, at once (the runner's calls wait for people's anyway,
+    priority.EngineGate)."""
+
     service = "engine"
 
     def __init__(self, target: str, token: str = "", timeout: float = 10.0) -> None:
         super().__init__(target, token, timeout)
         self.stub: Any = engine_pb2_grpc.EngineServiceStub(self.channel)  # type: ignore[no-untyped-call]
+        self._gathered: list[tuple[engine_pb2.ApplyRequest, asyncio.Future[Any]]] = []
+        self._in_flight = 0
+        self._sending: set[asyncio.Task[None]] = set()
+        #: False once the engine said it has no ApplyBatch (an older one): calls go alone.
+        self.batches = True
 
     async def new_game(self, request: engine_pb2.NewGameRequest) -> engine_pb2.NewGameResponse:
         result: engine_pb2.NewGameResponse = await self.call(self.stub.NewGame, request)
         return result
 
     async def apply(self, request: engine_pb2.ApplyRequest) -> engine_pb2.ApplyResponse:
+        if current() is not Priority.BACKGROUND or not self.batches:
+            return await self._apply_alone(request)
+        if self._in_flight < APPLY_CALLS_IN_FLIGHT and not self._gathered:
+            self._in_flight += 1
+            try:
+                return await self._apply_alone(request)
+            finally:
+                self._in_flight -= 1
+                self._send_gathered()
+        answer: asyncio.Future[engine_pb2.ApplyResponse] = (
+            asyncio.get_running_loop().create_future()
+        )
+        self._gathered.append((request, answer))
+        return await answer
+
+    async def _apply_alone(self, request: engine_pb2.ApplyRequest) -> engine_pb2.ApplyResponse:
         result: engine_pb2.ApplyResponse = await self.call(self.stub.Apply, request)
         return result
+
+    def _send_gathered(self) -> None:
+        if not self._gathered or self._in_flight >= APPLY_CALLS_IN_FLIGHT:
+            return
+        batch = self._gathered[: limits.MAX_BATCH]
+        del self._gathered[: limits.MAX_BATCH]
+        self._in_flight += 1
+        task = asyncio.ensure_future(self._send(batch))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def _send(self, batch: list[tuple[engine_pb2.ApplyRequest, asyncio.Future[Any]]]) -> None:
+        """One ApplyBatch for ``batch``; each waiter gets its own answer or refusal, or the
+        call's failure when the call failed as a whole (Unreachable: the runner retries)."""
+        handed_on = False
+        try:
+            request = engine_pb2.ApplyBatchRequest(requests=[r for r, _ in batch])
+            try:
+                response = await self.stub.ApplyBatch(
+                    request, metadata=self.metadata, timeout=self.timeout
+                )
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() is grpc.StatusCode.UNIMPLEMENTED:  # an engine older than batches
+                    self.batches = False
+                    handed_on = True
+                    for r, answer in batch:
+                        self._settle(answer, self.apply(r))
+                    return
+                for _, answer in batch:
+                    if not answer.done():
+                        answer.set_exception(
+                            Unreachable(self.service, f"{exc.code().name}: {exc.details()}")
+                            if exc.code() in TRANSIENT
+                            else refusal(exc)
+                        )
+                return
+            if len(response.results) != len(batch):
+                return  # not this engine's ApplyBatch: every waiter fails below
+            for (_, answer), result in zip(batch, response.results, strict=True):
+                if answer.done():  # its caller gave up (cancelled)
+                    continue
+                if result.HasField("response"):
+                    answer.set_result(result.response)
+                    continue
+                r = result.refusal
+                code = STATUS_CODES.get(r.code, grpc.StatusCode.UNKNOWN)
+                if code in TRANSIENT:
+                    answer.set_exception(Unreachable(self.service, f"{code.name}: {r.message}"))
+                else:
+                    answer.set_exception(ServiceError(code, r.reason, r.message, r.field or None))
+        finally:
+            if not handed_on:  # nobody waits for ever: an answer not given is a failure
+                for _, answer in batch:
+                    if not answer.done():
+                        answer.set_exception(
+                            Unreachable(self.service, "ApplyBatch gave this request no answer")
+                        )
+            self._in_flight -= 1
+            self._send_gathered()
+
+    def _settle(self, answer: asyncio.Future[Any], call: Any) -> None:
+        """``answer`` gets what the coroutine ``call`` returns or raises."""
+        task = asyncio.ensure_future(call)
+        self._sending.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self._sending.discard(t)
+            if answer.done():
+                return
+            if t.cancelled():
+                answer.cancel()
+            elif t.exception() is not None:
+                answer.set_exception(t.exception())  # type: ignore[arg-type]
+            else:
+                answer.set_result(t.result())
+
+        task.add_done_callback(done)
 
     async def seat_view(self, state: engine_pb2.GameToken, seat: int) -> engine_pb2.View:
         request = engine_pb2.GetSeatViewRequest(state=state, seat=seat)

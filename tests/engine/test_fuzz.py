@@ -137,6 +137,12 @@ def test_apply_and_friends(
     state = engine_pb2.GameToken(game_id=game.game_id, seq=game.seq + seq_shift, token=bytes(token))
     requests = [
         ("Apply", engine_pb2.ApplyRequest(state=state, action=action, view_seat=view)),
+        (
+            "ApplyBatch",
+            engine_pb2.ApplyBatchRequest(
+                requests=[engine_pb2.ApplyRequest(state=state, action=action, view_seat=view)] * 2
+            ),
+        ),
         ("ListLegalActions", engine_pb2.ListLegalActionsRequest(state=state)),
         ("GetHint", engine_pb2.GetHintRequest(state=state, seat=view)),
         ("GetSeatView", engine_pb2.GetSeatViewRequest(state=state, seat=view)),
@@ -182,7 +188,7 @@ def test_settle(stub: Any, raw: str) -> None:
 
 @FUZZ
 @given(
-    method=st.sampled_from(["Classify", "NewGame", "Apply", "Settle", "GetHint"]),
+    method=st.sampled_from(["Classify", "NewGame", "Apply", "ApplyBatch", "Settle", "GetHint"]),
     body=st.binary(max_size=60),
 )
 def test_raw_bytes(channel: grpc.Channel, method: str, body: bytes) -> None:

@@ -227,6 +227,38 @@ class ApplyResponse(_message.Message):
     game_over: bool
     def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., public_view: _Optional[_Union[View, _Mapping]] = ..., seat_view: _Optional[_Union[View, _Mapping]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ..., game_over: _Optional[bool] = ...) -> None: ...
 
+class ApplyBatchRequest(_message.Message):
+    __slots__ = ("requests",)
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    requests: _containers.RepeatedCompositeFieldContainer[ApplyRequest]
+    def __init__(self, requests: _Optional[_Iterable[_Union[ApplyRequest, _Mapping]]] = ...) -> None: ...
+
+class ApplyBatchResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[ApplyResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[ApplyResult, _Mapping]]] = ...) -> None: ...
+
+class ApplyResult(_message.Message):
+    __slots__ = ("response", "refusal")
+    RESPONSE_FIELD_NUMBER: _ClassVar[int]
+    REFUSAL_FIELD_NUMBER: _ClassVar[int]
+    response: ApplyResponse
+    refusal: Refusal
+    def __init__(self, response: _Optional[_Union[ApplyResponse, _Mapping]] = ..., refusal: _Optional[_Union[Refusal, _Mapping]] = ...) -> None: ...
+
+class Refusal(_message.Message):
+    __slots__ = ("code", "reason", "message", "field")
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    FIELD_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    reason: str
+    message: str
+    field: str
+    def __init__(self, code: _Optional[int] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., field: _Optional[str] = ...) -> None: ...
+
 class ListLegalActionsRequest(_message.Message):
     __slots__ = ("state",)
     STATE_FIELD_NUMBER: _ClassVar[int]

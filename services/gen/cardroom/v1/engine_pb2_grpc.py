@@ -63,6 +63,11 @@ class EngineServiceStub:
                 request_serializer=cardroom_dot_v1_dot_engine__pb2.ApplyRequest.SerializeToString,
                 response_deserializer=cardroom_dot_v1_dot_engine__pb2.ApplyResponse.FromString,
                 _registered_method=True)
+        self.ApplyBatch = channel.unary_unary(
+                '/cardroom.v1.EngineService/ApplyBatch',
+                request_serializer=cardroom_dot_v1_dot_engine__pb2.ApplyBatchRequest.SerializeToString,
+                response_deserializer=cardroom_dot_v1_dot_engine__pb2.ApplyBatchResponse.FromString,
+                _registered_method=True)
         self.ListLegalActions = channel.unary_unary(
                 '/cardroom.v1.EngineService/ListLegalActions',
                 request_serializer=cardroom_dot_v1_dot_engine__pb2.ListLegalActionsRequest.SerializeToString,
@@ -155,6 +160,19 @@ class EngineServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ApplyBatch(self, request, context):
+        """Several Apply calls in one, for a caller with many games in flight (the matchmaker):
+        results[i] is what Apply would answer requests[i] alone — its response, or its refusal
+        (code, reason, message and field as Apply's error would carry them); one request's
+        refusal is not the call's.  Each request stands alone (they may be of different games;
+        two of the same game are applied in order, each to the token it names).
+        Errors: INVALID_FIELD (requests: more than 256); a request's own refusal (its reasons
+        as in Apply) is its result's, not the call's.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def ListLegalActions(self, request, context):
         """Every bid, pass, show hand and play the seat to move may make now (leaving and auto-play
         switches, open to every seat at any time, are not listed).  Empty when the game is over.
@@ -221,6 +239,11 @@ def add_EngineServiceServicer_to_server(servicer, server):
                     servicer.Apply,
                     request_deserializer=cardroom_dot_v1_dot_engine__pb2.ApplyRequest.FromString,
                     response_serializer=cardroom_dot_v1_dot_engine__pb2.ApplyResponse.SerializeToString,
+            ),
+            'ApplyBatch': grpc.unary_unary_rpc_method_handler(
+                    servicer.ApplyBatch,
+                    request_deserializer=cardroom_dot_v1_dot_engine__pb2.ApplyBatchRequest.FromString,
+                    response_serializer=cardroom_dot_v1_dot_engine__pb2.ApplyBatchResponse.SerializeToString,
             ),
             'ListLegalActions': grpc.unary_unary_rpc_method_handler(
                     servicer.ListLegalActions,
@@ -382,6 +405,33 @@ class EngineService:
             '/cardroom.v1.EngineService/Apply',
             cardroom_dot_v1_dot_engine__pb2.ApplyRequest.SerializeToString,
             cardroom_dot_v1_dot_engine__pb2.ApplyResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApplyBatch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/cardroom.v1.EngineService/ApplyBatch',
+            cardroom_dot_v1_dot_engine__pb2.ApplyBatchRequest.SerializeToString,
+            cardroom_dot_v1_dot_engine__pb2.ApplyBatchResponse.FromString,
             options,
             channel_credentials,
             insecure,
