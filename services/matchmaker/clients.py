@@ -96,9 +96,13 @@ class Remote:
         try:
             return await method(request, metadata=self.metadata, timeout=self.timeout)
         except grpc.aio.AioRpcError as exc:
-            if exc.code() in TRANSIENT:
-                raise Unreachable(self.service, f"{exc.code().name}: {exc.details()}") from None
-            raise refusal(exc) from None
+            raise self.failure(exc) from None
+
+    def failure(self, exc: grpc.aio.AioRpcError) -> Exception:
+        """What a failed call raises: Unreachable (retry later) or the callee's refusal."""
+        if exc.code() in TRANSIENT:
+            return Unreachable(self.service, f"{exc.code().name}: {exc.details()}")
+        return refusal(exc)
 
     async def healthy(self) -> bool:
         try:
@@ -126,9 +130,8 @@ class Engine(Remote):
     """The engine.  The runner's (background) Apply calls are gathered: with many tables in
     play, a call's own cost — gRPC's, on both sides — was a fifth of the matchmaker's CPU
     per action and a third of the engine's, and one ApplyBatch pays it once for the actions
-    due meanwhile.  A
-    person's Apply goes out alone, at once (the runner's calls wait for people's anyway,
-    priority.EngineGate)."""
+    due meanwhile.  A person's Apply goes out alone, at once (the runner's calls wait for
+    people's anyway, priority.EngineGate)."""
 
     service = "engine"
 
@@ -178,7 +181,6 @@ class Engine(Remote):
     async def _send(self, batch: list[tuple[engine_pb2.ApplyRequest, asyncio.Future[Any]]]) -> None:
         """One ApplyBatch for ``batch``; each waiter gets its own answer or refusal, or the
         call's failure when the call failed as a whole (Unreachable: the runner retries)."""
-        handed_on = False
         try:
             request = engine_pb2.ApplyBatchRequest(requests=[r for r, _ in batch])
             try:
@@ -186,19 +188,21 @@ class Engine(Remote):
                     request, metadata=self.metadata, timeout=self.timeout
                 )
             except grpc.aio.AioRpcError as exc:
-                if exc.code() is grpc.StatusCode.UNIMPLEMENTED:  # an engine older than batches
-                    self.batches = False
-                    handed_on = True
-                    for r, answer in batch:
-                        self._settle(answer, self.apply(r))
+                if exc.code() is not grpc.StatusCode.UNIMPLEMENTED:
+                    for _, answer in batch:
+                        if not answer.done():
+                            answer.set_exception(self.failure(exc))
                     return
-                for _, answer in batch:
-                    if not answer.done():
-                        answer.set_exception(
-                            Unreachable(self.service, f"{exc.code().name}: {exc.details()}")
-                            if exc.code() in TRANSIENT
-                            else refusal(exc)
-                        )
+                self.batches = False  # an engine older than batches: each alone, from now on
+                for r, answer in batch:
+                    try:
+                        alone = await self._apply_alone(r)
+                    except (Unreachable, ServiceError) as failed:
+                        if not answer.done():
+                            answer.set_exception(failed)
+                    else:
+                        if not answer.done():
+                            answer.set_result(alone)
                 return
             if len(response.results) != len(batch):
                 return  # not this engine's ApplyBatch: every waiter fails below
@@ -215,32 +219,13 @@ class Engine(Remote):
                 else:
                     answer.set_exception(ServiceError(code, r.reason, r.message, r.field or None))
         finally:
-            if not handed_on:  # nobody waits for ever: an answer not given is a failure
-                for _, answer in batch:
-                    if not answer.done():
-                        answer.set_exception(
-                            Unreachable(self.service, "ApplyBatch gave this request no answer")
-                        )
+            for _, answer in batch:  # nobody waits for ever: an answer not given is a failure
+                if not answer.done():
+                    answer.set_exception(
+                        Unreachable(self.service, "ApplyBatch gave this request no answer")
+                    )
             self._in_flight -= 1
             self._send_gathered()
-
-    def _settle(self, answer: asyncio.Future[Any], call: Any) -> None:
-        """``answer`` gets what the coroutine ``call`` returns or raises."""
-        task = asyncio.ensure_future(call)
-        self._sending.add(task)
-
-        def done(t: asyncio.Task[Any]) -> None:
-            self._sending.discard(t)
-            if answer.done():
-                return
-            if t.cancelled():
-                answer.cancel()
-            elif t.exception() is not None:
-                answer.set_exception(t.exception())  # type: ignore[arg-type]
-            else:
-                answer.set_result(t.result())
-
-        task.add_done_callback(done)
 
     async def seat_view(self, state: engine_pb2.GameToken, seat: int) -> engine_pb2.View:
         request = engine_pb2.GetSeatViewRequest(state=state, seat=seat)
