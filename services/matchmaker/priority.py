@@ -13,7 +13,9 @@ by it:
 * the database threads (:class:`ThreadsByPriority`): a pool of threads a priority, so a
   move never waits for a thread behind other work;
 * SQLite's one writer (:class:`PeopleFirstLock`): a person's write waits for the write in
-  progress only, not behind every background write queued.
+  progress only, not behind every background write queued;
+* PostgreSQL's connections of the event loop (backends.LoopConnections): one given back
+  goes to the most urgent write waiting for one.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ from services.matchmaker.backends import (
 )
 from services.matchmaker.clients import Engine, Replay
 from services.matchmaker.models import outbox, requests, table_events, tables
+from services.matchmaker.priority import background_context
 from services.matchmaker.runner import Runner
 from services.matchmaker.store import Store, Write, on_loop
 from services.matchmaker.table import Seat, State, Table
@@ -228,6 +229,25 @@ def test_a_table_write_on_postgresql_runs_on_the_loop_whole_or_not_at_all(db_url
         connections.give(taken.pop())  # its turn
         assert await waiting is table
         assert rows(store) == (8, 8, 4, 1)
+
+        # People's writes first: a bot's write waiting, then a person's; the person's takes
+        # the next connection given back, the bot's the one after.
+        taken.append(await connections.take())
+        order: list[str] = []
+
+        async def wait_for_one(who: str) -> None:
+            conn = await connections.take()
+            order.append(who)
+            connections.give(conn)
+
+        bot = asyncio.create_task(wait_for_one("bot"), context=background_context())
+        await asyncio.sleep(0.05)
+        person = asyncio.create_task(wait_for_one("person"))
+        await asyncio.sleep(0.05)
+        assert order == []
+        connections.give(taken.pop())
+        await asyncio.gather(person, bot)  # the person's connection, given back, went on
+        assert order == ["person", "bot"]
         for conn in taken:
             connections.give(conn)
 
