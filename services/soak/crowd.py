@@ -131,6 +131,7 @@ class Player:
         self.id = f"soak-{crowd.run}-{index}"
         self.rng = random.Random(f"{crowd.seed}:{index}")
         self.home = index % len(crowd.stubs)
+        self.calling = ""
 
     def stub(self, any_instance: bool = False) -> Any:
         stubs = self.crowd.stubs
@@ -138,6 +139,7 @@ class Player:
 
     async def call(self, name: str, request: Any, any_instance: bool = False) -> Any:
         method = getattr(self.stub(any_instance), name)
+        self.calling = name  # a fault names the call that failed
         return await method(request, metadata=self.crowd.meta, timeout=self.crowd.call_timeout)
 
     async def run(self) -> None:
@@ -146,7 +148,7 @@ class Player:
             try:
                 await self.sit_and_play()
             except grpc.RpcError as exc:
-                crowd.stats.error(exc, f"{self.id}")
+                crowd.stats.error(exc, f"{self.id} {self.calling}")
                 await asyncio.sleep(0.2)
 
     async def sit_and_play(self) -> None:
@@ -322,9 +324,23 @@ class Seat:
                     continue
                 self.crowd.stats.error(exc, "Subscribe")
                 if exc.code() in RACES:
-                    self.closed.set()
+                    self.lost_seat(details(exc).reason)
                     return
                 await asyncio.sleep(0.2)
+
+    def lost_seat(self, why: str) -> None:
+        """The matchmaker refuses this seat's stream though its player never left: the seat
+        was taken from him (his stream away past the grace, an escape).  The crowd reopens a
+        stream within 0.4 s, well inside the grace, so during a game that is a fault of the
+        service; the game ended as an escape, and replay verifies it like any other."""
+        stats = self.crowd.stats
+        if self.in_game and not self.leaving and self.game_id not in stats.finished:
+            stats.left[self.game_id] = self.crowd.variant
+            stats.faults.append(
+                f"table {self.table_id}: seat {self.seat} taken from {self.p.id} during game "
+                f"{self.game_id} as its stream reopened ({why})"
+            )
+        self.closed.set()
 
     async def on_event(self, ev: Any) -> None:
         stats = self.crowd.stats

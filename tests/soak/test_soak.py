@@ -10,10 +10,11 @@ import sys
 
 import pytest
 
+from services.cli import build_parser
 from services.common.migrate import upgrade
 from services.common.server import BackgroundServer
 from services.matchmaker.server import MatchmakerConfig, make_spec
-from services.soak.crowd import think_range
+from services.soak.crowd import Crowd, Player, Seat, think_range
 from tests.matchmaker.conftest import Cluster, settings
 
 #: Seconds of crowd: issue 12 asks CI for two instances for 60 s (PostgreSQL); the one
@@ -70,3 +71,28 @@ def test_the_think_time_is_a_checked_range() -> None:
     cmd = [sys.executable, "-m", "services", "soak", "--think-ms", "9-1", "--duration", "1"]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "--think-ms" in done.stderr and not done.stdout
+
+
+def test_a_seat_taken_during_a_game_is_a_fault_and_its_game_is_verified() -> None:
+    """A stream refused NOT_SEATED while its player was in a game and never left (the seat
+    escaped him: his stream was away past the grace) is reported as what it is, and its game
+    (an escape) goes to replay's verification, not "started and never finished"."""
+    args = build_parser().parse_args(["soak", "--targets", "127.0.0.1:1"])
+    crowd = Crowd(args, ["127.0.0.1:1"])
+    crowd.stubs = [object()]
+    seat = Seat(Player(crowd, 0), "t1", 0)
+    crowd.stats.begun["t1.1"] = "t1"
+    seat.game_id, seat.in_game = "t1.1", True
+    seat.lost_seat("NOT_SEATED")
+    assert seat.closed.is_set()
+    assert crowd.stats.left == {"t1.1": args.variant}  # replay verifies it
+    report = crowd.report(1.0, {})
+    assert not report["ok"]
+    assert report["faults"] == [
+        f"table t1: seat 0 taken from {seat.p.id} during game t1.1 as its stream reopened"
+        " (NOT_SEATED)"
+    ]
+
+    between = Seat(Player(crowd, 1), "t2", 0)  # no game running: the seat just ends
+    between.lost_seat("NOT_SEATED")
+    assert between.closed.is_set() and len(crowd.stats.faults) == 1
