@@ -223,7 +223,10 @@ def engine_error(exc: Exception, field: str | None = None) -> ServiceError:
     return rules_error(exc, field)
 
 
-rpc = grpc_errors.refusing((ServiceError, rules.RulesError, TokenInvalid), engine_error)
+#: What a request may be refused with (each mapped by engine_error): Apply's error, and one
+#: ApplyBatch result's refusal.
+REFUSALS = (ServiceError, rules.RulesError, TokenInvalid)
+rpc = grpc_errors.refusing(REFUSALS, engine_error)
 
 
 class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
@@ -401,7 +404,7 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
             result = out.results.add()
             try:
                 result.response.CopyFrom(self._apply(item))
-            except (ServiceError, rules.RulesError, TokenInvalid) as exc:
+            except REFUSALS as exc:
                 err = engine_error(exc)
                 refusal = result.refusal
                 refusal.code = err.code.value[0]
