@@ -328,6 +328,19 @@ def step_how(how: str) -> str:
     return re.sub(r"\bthe landlord win\b", "the landlord wins", how)
 
 
+def seats_named(text: str, players: Sequence[str], pattern: str = r"\bseat (\d+)\b") -> str:
+    """The rules' words for a seat in a settlement's steps and factors (``seat 2``, which
+    the record keeps) as the rest of the settlement names it: ``seat 2 cy``, ``Bot 2
+    (hard)``.  A seat with nobody known in it stays as written."""
+
+    def name(m: re.Match[str]) -> str:
+        seat = int(m[1])
+        known = seat < len(players) and bool(players[seat])
+        return seat_name(players, seat) if known else m[0]
+
+    return re.sub(pattern, name, text)
+
+
 def settlement_lines(s: Mapping[str, Any], players: Sequence[str] = ()) -> list[str]:
     """A settlement (its JSON form) with every factor and step."""
     if not s:
@@ -344,7 +357,8 @@ def settlement_lines(s: Mapping[str, Any], players: Sequence[str] = ()) -> list[
     if factors:
         lines.append("  factors:")
         for f in factors:
-            lines.append(f"    {f.get('name')} ×{f.get('value')}  {f.get('detail', '')}")
+            detail = seats_named(str(f.get("detail", "")), players)
+            lines.append(f"    {f.get('name')} ×{f.get('value')}  {detail}")
     if s.get("multiplier_before_cap") not in (None, s.get("multiplier")):
         lines.append(f"  multiplier before cap {s['multiplier_before_cap']}")
     if factors or s.get("multiplier", 1) != 1:
@@ -353,8 +367,9 @@ def settlement_lines(s: Mapping[str, Any], players: Sequence[str] = ()) -> list[
     if steps:
         lines.append("  steps:")
         for st in steps:
-            lines.append(f"    {st.get('name')} = {st.get('value')}   "
-                         f"{step_how(str(st.get('how', '')))}")  # fmt: skip
+            name = seats_named(str(st.get("name")), players)
+            how = seats_named(step_how(str(st.get("how", ""))), players)
+            lines.append(f"    {name} = {st.get('value')}   {how}")
     scores = s.get("scores") or []
     if scores:
         lines.append("  scores: " + ", ".join(
@@ -1151,7 +1166,8 @@ def settlement_lines_zh(s: Mapping[str, Any], players: Sequence[str] = ()) -> li
         lines.append("  倍数因素：")
         for f in factors:
             name = _FACTOR_ZH.get(str(f.get("name")), str(f.get("name")))
-            lines.append(f"    {name} ×{f.get('value')}  {_how_zh(str(f.get('detail', '')))}")
+            detail = _named_zh(_how_zh(str(f.get("detail", ""))), players)
+            lines.append(f"    {name} ×{f.get('value')}  {detail}")
     if s.get("multiplier_before_cap") not in (None, s.get("multiplier")):
         lines.append(f"  封顶前倍数 {s['multiplier_before_cap']}")
     if factors or s.get("multiplier", 1) != 1:
@@ -1159,7 +1175,7 @@ def settlement_lines_zh(s: Mapping[str, Any], players: Sequence[str] = ()) -> li
     steps = s.get("steps") or []
     if steps:
         lines.append("  计算：")
-        lines += ["    " + step_text_in(st, "zh") for st in steps]
+        lines += ["    " + step_text_in(st, "zh", players) for st in steps]
     scores = s.get("scores") or []
     if scores:
         lines.append("  得分：" + "，".join(
@@ -1167,13 +1183,19 @@ def settlement_lines_zh(s: Mapping[str, Any], players: Sequence[str] = ()) -> li
     return lines
 
 
-def step_text_in(st: Mapping[str, Any], lang: str) -> str:
+def _named_zh(text: str, players: Sequence[str]) -> str:
+    """:func:`seats_named` for words already in Chinese (``2号位``)."""
+    return seats_named(text, players, r"(?<!\d)(\d+)号位")
+
+
+def step_text_in(st: Mapping[str, Any], lang: str, players: Sequence[str] = ()) -> str:
     """One settlement step (``{"name", "value", "how"}``) in one language: ``基数 = 3   底分 1 ×
-    叫分 3`` or ``base = 3 (stake 1 × bid 3)``."""
+    叫分 3`` or ``base = 3 (stake 1 × bid 3)``; its seats named from ``players`` when given."""
     name, value, how = str(st.get("name")), st.get("value"), str(st.get("how", ""))
     if lang != "zh":
-        return f"{name} = {value} ({how})"
-    return f"{_how_zh(_STEP_ZH.get(name, name))} = {value}   {_how_zh(how)}"
+        return f"{seats_named(name, players)} = {value} ({seats_named(how, players)})"
+    name, how = _how_zh(_STEP_ZH.get(name, name)), _how_zh(how)
+    return f"{_named_zh(name, players)} = {value}   {_named_zh(how, players)}"
 
 
 def settlement_lines_in(s: Mapping[str, Any], players: Sequence[str], lang: str) -> list[str]:

@@ -6,6 +6,8 @@ from services import rules
 from services.client import render
 from services.client.render import table_event_text
 from services.common.wire import replay_pb2
+from services.rules.room import Room
+from services.rules.scoring import settle_escape, settle_zhengshangyou
 
 
 def test_a_play_shows_its_body_first_and_a_rocket_no_rank() -> None:
@@ -222,11 +224,35 @@ def test_the_settlement_in_chinese_has_every_step_with_the_same_numbers() -> Non
     assert "  叫分 3，基数 6" in zh and "  倍数 2" in zh and "  计算：" in zh
     assert "    基数 = 6   底分 2 × 叫分 3" in zh
     assert "    每份 = 12   基数 6 × 倍数 2; 地主胜" in zh
-    assert "    火箭 ×2  1号位: 火箭，压牌" in zh
+    assert "    火箭 ×2  Bot 1 (easy): 火箭，压牌" in zh
     assert zh[-1] == "  得分：seat 0 ann +24，Bot 1 (easy) -12，Bot 2 (easy) -12"
     en = render.settlement_lines_in(settlement, players, "en")
     assert en == render.settlement_lines(settlement, players)
     assert len(zh) == len(en)  # line for line the same settlement
+
+
+def test_a_settlements_steps_name_each_seat_as_its_scores_do() -> None:
+    # The rules' steps say "seat 2" (the record keeps it so); the player reads who that is.
+    v = rules.variant("zhengshangyou1")
+    s = settle_zhengshangyou(
+        v, Room(stake=1), winner=1, dealt=(14, 13, 13, 14), left=(5, 0, 13, 2)
+    ).to_dict()
+    players = ["ann", "bob", "bot:hard:x", "cy"]
+    en = render.settlement_lines(s, players)
+    assert "    seat 0 ann = -5   dealt 14, played 9 → base 1; −(5 left × 1 × stake 1)" in en
+    assert "    Bot 2 (hard) = -52   dealt 13, played 0 → base 4; −(13 left × 4 × stake 1)" in en
+    assert "    seat 1 bob = 59   the winner: the sum of the losses" in en
+    zh = render.settlement_lines_in(s, players, "zh")
+    assert "    Bot 2 (hard) = -52   发 13, 出 0 → 基数 4; −(13 剩 × 4 × 底分 1)" in zh
+    assert "    seat 1 bob = 59   赢家：输家之和" in zh
+    escape = settle_escape(v, Room(stake=1), escaper=3, bid=0, bombs=(), cards_left=9).to_dict()
+    assert "    escaper = -36   seat 3 cy scores −penalty; the others 0" in (
+        render.settlement_lines(escape, players)
+    )
+    # Without the players (or past them), the rules' words stand.
+    assert "    seat 0 = -5   dealt 14, played 9 → base 1; −(5 left × 1 × stake 1)" in (
+        render.settlement_lines(s)
+    )
 
 
 def test_the_table_events_in_chinese_name_the_same_seats_and_numbers() -> None:
