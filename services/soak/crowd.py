@@ -300,7 +300,9 @@ class Seat:
     async def follow(self) -> None:
         """The seat's stream, reopened after a drop (or a scripted reconnect) after the last
         seq seen: seqs must go strictly up, with nothing twice."""
+        dropped: float | None = None  # when this seat last closed its stream (monotonic)
         while not self.closed.is_set():
+            sent = time.monotonic()
             call = self.p.stub(any_instance=True).Subscribe(
                 M.SubscribeRequest(**self.ids, after_seq=self.last_seq), metadata=self.crowd.meta
             )
@@ -315,6 +317,7 @@ class Seat:
                     if self in self.crowd.reconnect_requests:
                         self.crowd.reconnect_requests.remove(self)
                         call.cancel()
+                        dropped = time.monotonic()
                         await asyncio.sleep(self.p.rng.uniform(0.05, 0.4))
                         break
                 else:
@@ -324,7 +327,13 @@ class Seat:
                     continue
                 self.crowd.stats.error(exc, "Subscribe")
                 if exc.code() in RACES:
-                    self.lost_seat(details(exc).reason)
+                    # How long the seat was away, and where the time went: the client's
+                    # own lateness (sent) or the service's answer (refused).
+                    now, why = time.monotonic(), details(exc).reason
+                    if dropped is not None:
+                        why += (f"; away {now - dropped:.1f} s, the reopening sent "
+                                f"{sent - dropped:.1f} s after the drop")  # fmt: skip
+                    self.lost_seat(f"{why}, refused {now - sent:.1f} s after it was sent")
                     return
                 await asyncio.sleep(0.2)
 
