@@ -37,7 +37,8 @@ T = TypeVar("T")
 class Priority(enum.IntEnum):
     """Whose work this is, the most urgent first (the order the queues serve it in)."""
 
-    #: A person's move in a running game (Act, LeaveTable).
+    #: A person's move in a running game (Act, LeaveTable), and a seat's stream reopening
+    #: (its disconnect grace runs meanwhile: Commands.opening).
     MOVE = 0
     #: Any other call of a person (an RPC: Enqueue, Ready, a stream opening, ...).
     CALL = 1

@@ -361,10 +361,11 @@ class MatchmakerServicer:
 
     @rpc
     async def Subscribe(self, request: M.SubscribeRequest, context: Any) -> AsyncIterator[Any]:
-        table, seat, player = await self._seated(request, context)
         after = limits.seq(request.after_seq, "after_seq")
-        table_id = table.table_id
-        stream_id = await self.commands.connected(table_id, seat, player)
+        with self.commands.opening(after):
+            table, seat, player = await self._seated(request, context)
+            table_id = table.table_id
+            stream_id = await self.commands.connected(table_id, seat, player)
         waker = self.runner.waker
         loop = asyncio.get_running_loop()
         woken = False

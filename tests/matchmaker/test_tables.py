@@ -20,6 +20,7 @@ from services.common.db import make_engine
 from services.common.grpc_errors import details
 from services.matchmaker.backends import Conflict
 from services.matchmaker.models import holds, outbox, table_events
+from services.matchmaker.priority import Priority, current
 from services.matchmaker.runner import Runner
 from services.matchmaker.store import Store, Write
 
@@ -83,6 +84,35 @@ def test_a_reconnect_resumes_with_no_gap_and_no_duplicate(cluster: Cluster) -> N
     assert len(resumed) == len(set(resumed))
     assert resumed_no_conn == [s for s in reference if s in set(resumed_no_conn)]
     assert set(reference) <= set(resumed)
+
+
+def test_a_reconnection_opens_at_a_moves_priority(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stream that resumes after a seq races the seat's disconnect grace: in a rush of
+    # people's calls (bench scale's opening) it waited seconds behind their enqueues and
+    # openings in the calls' database threads, and the seat escaped to a bot meanwhile.
+    stub = cluster.mm()
+    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, start_ms=60_000, grace_ms=60_000,
+                    bot_think_ms=0)  # fmt: skip
+    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    store = cluster.the_runner().store
+    opened: list[Priority] = []
+    original = store.open_stream
+
+    def open_stream(*args: Any) -> Any:
+        opened.append(current())  # in the database thread (or on the loop) that runs it
+        return original(*args)
+
+    monkeypatch.setattr(store, "open_stream", open_stream)
+    first = Stream(stub, ticket.table_id, "alice")
+    started(stub, ticket.table_id, "alice")
+    wait_for(lambda: any(e.type == "game_started" for e in first.events))
+    first.close()
+    second = Stream(stub, ticket.table_id, "alice", after=first.events[-1].seq)
+    wait_for(lambda: len(opened) == 2 and snap(stub, ticket.table_id, "alice").seats[0].connected)
+    second.close()
+    assert opened == [Priority.CALL, Priority.MOVE]
 
 
 def play_game_from_here(stub: Any, table_id: str, player: str) -> None:
