@@ -27,7 +27,7 @@ import contextvars
 import enum
 import math
 import threading
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -237,3 +237,48 @@ class PeopleFirstLock:
                 self._people.notify()
             else:
                 self._background.notify()
+
+
+class TableLocks:
+    """One asyncio lock a table, for this process's writers of it (a step of its advance loop,
+    a call's change), and how many calls wait for each: a run of moves in progress (the
+    runner's) stops for them."""
+
+    #: Locks kept before the free ones are dropped.
+    MAX = 10_000
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._wanted: dict[str, int] = {}
+
+    def lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            if len(self._locks) > self.MAX:
+                for key in [k for k, v in self._locks.items() if not v.locked()]:
+                    del self._locks[key]
+            lock = self._locks[table_id] = asyncio.Lock()
+        return lock
+
+    def locked(self, table_id: str) -> bool:
+        lock = self._locks.get(table_id)
+        return lock is not None and lock.locked()
+
+    def wanted(self, table_id: str) -> bool:
+        """Whether a call waits for the table's lock."""
+        return table_id in self._wanted
+
+    @contextlib.asynccontextmanager
+    async def called(self, table_id: str) -> AsyncIterator[None]:
+        """The table's lock for a call, counted as wanted while the call waits for it."""
+        lock = self.lock(table_id)
+        self._wanted[table_id] = self._wanted.get(table_id, 0) + 1
+        try:
+            await lock.acquire()
+        finally:
+            if (left := self._wanted.pop(table_id) - 1) > 0:
+                self._wanted[table_id] = left
+        try:
+            yield
+        finally:
+            lock.release()

@@ -40,6 +40,7 @@ from .outbox import Outbox
 from .priority import (
     EngineGate,
     Priority,
+    TableLocks,
     ThreadsByPriority,
     background_context,
     in_thread,
@@ -111,7 +112,7 @@ class Runner:
             self.settings.people_quiet_s,
             self.settings.people_first_wait_s,
         )
-        self._locks: dict[str, asyncio.Lock] = {}
+        self.locks = TableLocks()
         self._tasks: set[asyncio.Task[Any]] = set()
         self._advancing: set[str] = set()
         self._again: set[str] = set()
@@ -176,22 +177,9 @@ class Runner:
         if self._waker is None:
             loop = asyncio.get_running_loop()
             self._waker = Waker(
-                self.store.engine, loop, self.settings.poll_interval_s, self._writing
+                self.store.engine, loop, self.settings.poll_interval_s, self.locks.locked
             )
         return self._waker
-
-    def _writing(self, table_id: str) -> bool:
-        lock = self._locks.get(table_id)
-        return lock is not None and lock.locked()
-
-    def lock(self, table_id: str) -> asyncio.Lock:
-        lock = self._locks.get(table_id)
-        if lock is None:
-            if len(self._locks) > 10_000:
-                for key in [k for k, v in self._locks.items() if not v.locked()]:
-                    del self._locks[key]
-            lock = self._locks[table_id] = asyncio.Lock()
-        return lock
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:
         task = asyncio.get_running_loop().create_task(coro, context=background_context())
@@ -289,7 +277,7 @@ class Runner:
         kept it (:meth:`_keep`): no load.  The write is conditional on its seq, so a copy that
         another instance made stale loses its race and the next try loads; a refusal or a
         no-op decided on the copy stands only if the database's seq is the copy's."""
-        async with self.lock(table_id):
+        async with self.locks.called(table_id):
             kept = self.kept.take(table_id)
             for _ in range(MAX_RETRIES):
                 if kept is not None:
@@ -516,7 +504,7 @@ class Runner:
         """One due step.  ``cached`` is the table as this loop last wrote it (``recheck``: as
         an earlier loop left it): if another writer moved it meanwhile, the conditional write
         fails and the table is reloaded."""
-        async with self.lock(table_id):
+        async with self.locks.lock(table_id):
             table = cached or await self.db(self.store.load, table_id)
             if table is None or table.due_ms is None or table.due_ms > now_ms():
                 if recheck:
@@ -525,10 +513,25 @@ class Runner:
             old = table.seq
             w = Write()
             await self._due(table, w)
+            await self._run_on(table, w)
             try:
                 return True, await self.commit(table, old, w, advancing=True)
             except Conflict:
                 return True, None  # someone else moved it: look again
+
+    async def _run_on(self, table: Table, w: Write) -> None:
+        """The moves due at once after the one just taken (bots with no think time, seats on
+        auto-play), into the same write, up to RunnerSettings.run_moves and run_ms, or until a
+        call waits for the table.  Nobody sees a run before its write (streams, replay and the
+        table row follow it), so a run lost to a conflict or a crash is taken again."""
+        r = self.settings
+        started = now_ms()
+        for _ in range(r.run_moves - 1):
+            now = now_ms()
+            late = now - started >= r.run_ms or self.locks.wanted(table.table_id)
+            if late or not table_rules.moves_at_once(table, now):
+                return
+            await self._due(table, w)
 
     async def _due(self, table: Table, w: Write) -> None:
         now = now_ms()

@@ -38,6 +38,13 @@ class RunnerSettings:
     #: a person's call, which skips this queue, then waits behind at most these in the
     #: engine's queue and the database's, however many bot tables run.
     background_steps: int = 16
+    #: Moves at a table written together when each is due at once after the last (bots
+    #: with no think time, seats on auto-play): one conditional write, one wake of its
+    #: streams and one outbox row for the run, instead of one each a move.
+    run_moves: int = 8
+    #: A run is written after this long (ms) even if more moves are due: its streams see
+    #: the moves soon, and the table's lease (HOLD_MS) never lapses under a run.
+    run_ms: int = 100
     #: Engine calls of those steps in flight at once while people act.  The engine answers
     #: in turn on one worker, so a person's call waits behind every call in flight: kept to
     #: a few, and none start while a person's call is in flight (:class:`EngineGate`).

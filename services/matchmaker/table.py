@@ -457,6 +457,17 @@ def graced(table: Table, now: int) -> list[int]:
     return [i for i, s in enumerate(table.seats) if s.grace_ms is not None and s.grace_ms <= now]
 
 
+def moves_at_once(table: Table, now: int) -> bool:
+    """Whether a bot or a seat on auto-play is to move now, and nothing else is due: a step
+    that can follow the last one in the same write."""
+    if table.state is not State.PLAYING or table.turn is None:
+        return False
+    if table.turn_deadline_ms is None or table.turn_deadline_ms > now or graced(table, now):
+        return False
+    seat = table.seats[table.turn]
+    return seat.bot or seat.autoplay
+
+
 def back_in_time(table: Table, seats: list[int], fx: Effects) -> None:
     """Seats whose grace ran out but whose stream is open after all (on another instance,
     its "connected" write having lost a race with this seat's "disconnected")."""

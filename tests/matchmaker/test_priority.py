@@ -15,6 +15,7 @@ from services.matchmaker.priority import (
     EngineGate,
     PeopleFirstLock,
     Priority,
+    TableLocks,
     ThreadsByPriority,
     acting_as,
     background_context,
@@ -331,3 +332,44 @@ def test_the_write_lock_lets_one_writer_in_at_a_time_and_every_writer_through() 
     for t in threads:
         t.join(timeout=60)
     assert len(done) == len(kinds) and most[0] == 1
+
+
+# ------------------------------------------------------------------ a table's lock
+
+
+def test_a_call_waiting_for_a_table_is_seen_by_the_run_holding_it() -> None:
+    # Runner._run_on writes its run of moves as soon as a call waits for the table.
+    async def main() -> list[tuple[bool, bool]]:
+        locks = TableLocks()
+        seen = []
+        async with locks.lock("t1"):
+            seen.append((locks.wanted("t1"), locks.locked("t1")))
+            calls = [asyncio.create_task(_call(locks)) for _ in range(2)]
+            await asyncio.sleep(0.01)
+            seen.append((locks.wanted("t1"), locks.wanted("t2")))
+        await asyncio.gather(*calls)
+        seen.append((locks.wanted("t1"), locks.locked("t1")))
+        return seen
+
+    async def _call(locks: TableLocks) -> None:
+        async with locks.called("t1"):
+            await asyncio.sleep(0)
+
+    assert asyncio.run(main()) == [(False, True), (True, False), (False, False)]
+
+
+def test_a_cancelled_call_is_no_longer_waiting() -> None:
+    async def main() -> bool:
+        locks = TableLocks()
+        async with locks.lock("t1"):
+            call = asyncio.create_task(_call(locks))
+            await asyncio.sleep(0.01)
+            call.cancel()
+            await asyncio.gather(call, return_exceptions=True)
+            return locks.wanted("t1")
+
+    async def _call(locks: TableLocks) -> None:
+        async with locks.called("t1"):
+            pass
+
+    assert asyncio.run(main()) is False

@@ -141,6 +141,23 @@ def test_each_seat_to_move_has_its_deadline(
     assert T.due_step(table, 1000 + deadline, [], make_bot, T.Effects()) == T.Due(step, seat)
 
 
+def test_only_a_bot_or_an_auto_play_seat_due_now_moves_on_in_the_same_write() -> None:
+    # Runner._run_on takes such moves one after the other and writes them together.
+    table = started("ann")
+    T.set_turn(table, 1, False, 1000, T.Effects())
+    assert not T.moves_at_once(table, 1000 + TIMERS["bot_think_ms"] - 1)  # the bot thinks
+    assert T.moves_at_once(table, 1000 + TIMERS["bot_think_ms"])
+    T.set_turn(table, 0, False, 1000, T.Effects())
+    assert not T.moves_at_once(table, 1000 + TIMERS["turn_ms"])  # a person's timeout
+    table.seats[0].autoplay = True
+    T.set_turn(table, 0, False, 1000, T.Effects())
+    assert T.moves_at_once(table, 1000)
+    T.connected(table, 0, T.Effects())
+    T.disconnected(table, 0, 1000, T.Effects())
+    assert T.moves_at_once(table, 1000 + TIMERS["grace_ms"] - 1)
+    assert not T.moves_at_once(table, 1000 + TIMERS["grace_ms"])  # the escape is due first
+
+
 def test_a_grace_that_ends_mid_game_is_an_escape() -> None:
     table = started("ann")
     T.set_turn(table, 1, False, 0, T.Effects())
@@ -317,8 +334,12 @@ class TableMachine(RuleBasedStateMachine):
             due_at = table.compute_due()
             if due_at is None or due_at > self.now:
                 return
+            at_once = T.moves_at_once(table, self.now)
             fx = T.Effects()
             due = T.due_step(table, self.now, T.graced(table, self.now), make_bot, fx)
+            # A move that may join the last one's write is a bot's or an auto-play seat's,
+            # with nothing else due.
+            assert not at_once or (due.step in (T.Step.BOT, T.Step.AUTOPLAY) and not fx.notes)
             if due.step is T.Step.DEAL:
                 T.start_game(table, T.next_game_id(table), self.now, fx)
                 T.set_turn(table, data.draw(st.integers(0, 2)), True, self.now, fx)

@@ -115,6 +115,43 @@ def test_a_reconnection_opens_at_a_moves_priority(
     assert opened == [Priority.CALL, Priority.MOVE]
 
 
+def test_a_run_of_moves_due_at_once_is_written_together(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Bots with no think time and a seat on auto-play: each move is due as soon as the last
+    # is made.  They are written in runs (one conditional write, one wake of the streams,
+    # one outbox row a run), and the game is the same game: every event reaches the stream
+    # in order, and replay verifies the record.
+    stub = cluster.mm()
+    fast = M.Timers(bid_ms=60_000, turn_ms=60_000, start_ms=60_000, grace_ms=60_000,
+                    bot_think_ms=0)  # fmt: skip
+    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=fast).ticket_id)
+    runner = cluster.the_runner()
+    writes = []
+    original = runner.commit
+
+    async def commit(table: Any, old: int, w: Write, advancing: bool = False) -> Any:
+        if advancing and table.game_no == 1:
+            writes.append(sum(n.type == "game" for n in w.notes))
+        return await original(table, old, w, advancing)
+
+    monkeypatch.setattr(runner, "commit", commit)
+    stream = Stream(stub, ticket.table_id, "alice")
+    started(stub, ticket.table_id, "alice")
+    act(stub, ticket.table_id, "alice", engine_pb2.Action(autoplay=True))
+    wait_for(lambda: game_over_ids(stream), timeout=60)
+    stream.close()
+    (game_id,) = game_over_ids(stream)
+    seqs = [e.seq for e in stream.events]
+    assert seqs == sorted(set(seqs))
+    assert wait_for(lambda: verify(cluster, game_id).ok, timeout=30)
+    exported = cluster.replay().ExportGame(replay_pb2.ExportGameRequest(game_id=game_id))
+    record = json.loads(exported.record_json)
+    moves = len(record["actions"])
+    # Runs of up to RunnerSettings.run_moves: far fewer writes than moves.
+    assert max(writes) > 1 and len(writes) * 2 < moves, (writes, moves)
+
+
 def play_game_from_here(stub: Any, table_id: str, player: str) -> None:
     game_no = snap(stub, table_id, player).game_no
     while True:
