@@ -472,6 +472,8 @@ def view_message(view: rules.SeatView) -> engine_pb2.View:
         msg.MergeFromString(b"".join(map(_history_item, view.history)))
     if d["settlement"] is not None:
         settlement_of_dict(d["settlement"], msg.settlement)  # view_json holds its JSON
+    if d["hands"] is not None:
+        msg.hands.extend(d["hands"])
     return msg
 
 

@@ -75,11 +75,13 @@ def room_message(config: dict[str, Any]) -> common_pb2.Room:
     return msg
 
 
-def hands_at_end(view_json: str) -> list[list[str]]:
-    """Every seat's cards left, from the full record a game's view holds once it is over (the
-    rules replay it), in RULES.md §1 notation: public now (RULES.md §7), never before."""
-    state = rules.replay(json.loads(view_json)["record"])
-    return [rules.format_cards(sorted(hand), " ").split() for hand in state.hands]
+def hands_at_end(view: engine_pb2.View) -> list[list[str]]:
+    """Every seat's cards left once the game is over (public now, RULES.md §7), card by card;
+    from the record when an engine older than ``View.hands`` leaves them out."""
+    hands: list[tuple[int, ...]] = [rules.parse_cards(h) for h in view.hands] or list(
+        rules.replay(json.loads(view.view_json)["record"]).hands
+    )
+    return [rules.format_cards(hand, " ").split() for hand in hands]
 
 
 class Runner:
@@ -438,7 +440,7 @@ class Runner:
             table, list(s.scores), s.escaper if s.HasField("escaper") else None,
             json.loads(s.settlement_json or "{}"), rules.variant(table.variant).family, now, w,
             lambda: bot_seat(table.bot_level),
-            hands_at_end(response.public_view.view_json),
+            hands_at_end(response.public_view),
         )  # fmt: skip
 
     # ------------------------------------------------------------------ due work

@@ -4,7 +4,7 @@ bot and client reads a :class:`SeatView`; :func:`visible_to` decides who sees ea
 While the game runs a seat sees its own hand, every bid, play and pass of the current deal,
 every seat's card count, the landlord, the bottom cards (``doudizhu3``: every seat, once the
 landlord is known; ``doudizhu4``: the landlord only) and a shown hand.  After the game ends it
-sees the full record, every hand included, and the settlement.
+sees the full record, every hand included, the settlement and every seat's cards left.
 
 A view is typed (enums, the play to beat as a :class:`Play` with its pattern, actions as
 values) and says what its seat may do now (:meth:`SeatView.legal_actions`, ``must_bid``,
@@ -64,6 +64,7 @@ class SeatView:
     must_hold: int | None  # this seat is to move and its lead must hold this card (♠3)
     record: dict[str, Any] | None  # the whole game record, once the game is over
     settlement: Settlement | None  # once the game is over
+    hands: tuple[tuple[int, ...], ...] | None  # every seat's cards left, once the game is over
 
     @property
     def to_move(self) -> bool:
@@ -135,6 +136,7 @@ class SeatView:
             "must_hold": None if self.must_hold is None else format_cards((self.must_hold,)),
             "record": self.record,
             "settlement": None if self.settlement is None else self.settlement.to_dict(),
+            "hands": None if self.hands is None else [format_cards(h) for h in self.hands],
         }
 
     @classmethod
@@ -152,6 +154,7 @@ class SeatView:
             last = Play(cards, classify(v, cards, data["last_pattern"]))
         settlement = data["settlement"]
         must_hold = data["must_hold"]
+        hands = data.get("hands")  # absent from the views of older engines
         return cls(
             variant=v,
             room=room,
@@ -177,6 +180,7 @@ class SeatView:
             must_hold=None if must_hold is None else parse_cards(must_hold)[0],
             record=data["record"],
             settlement=None if settlement is None else settlement_from_dict(settlement),
+            hands=None if hands is None else tuple(parse_cards(h) for h in hands),
         )
 
 
@@ -225,6 +229,7 @@ def _view(state: GameState, seat: int | None, history_from: int = 0) -> SeatView
         must_hold=must_hold,
         record=write_record(state) if over else None,
         settlement=state.settlement if over else None,
+        hands=state.hands if over else None,
     )
     return view
 

@@ -47,6 +47,19 @@ def test_every_seat_plays_a_whole_game_from_its_view_alone(name: str) -> None:
             action = rng.choice(options) if rng.random() < 0.5 else autoplay_action(view)
             state, _ = apply(state, action)
         assert state.settlement is not None
+        # Every hand is public once the game is over (RULES.md §7), and only then.
+        for seat in [None, *range(state.players)]:
+            view = public_view(state) if seat is None else seat_view(state, seat)
+            assert view.hands == state.hands
+
+
+def test_the_hands_are_nobody_s_but_their_seat_s_until_the_end() -> None:
+    state = new_game("doudizhu3", seed="hands")
+    assert public_view(state).hands is None and seat_view(state, 0).hands is None
+    assert public_view(state).to_dict()["hands"] is None
+    # A view from an engine older than the field reads as one without them.
+    older = {k: v for k, v in seat_view(state, 1).to_dict().items() if k != "hands"}
+    assert SeatView.from_dict(older) == seat_view(state, 1)
 
 
 @pytest.mark.parametrize("name", VARIANTS)

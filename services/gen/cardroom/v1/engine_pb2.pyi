@@ -80,7 +80,7 @@ class Deal(_message.Message):
     def __init__(self, seed: _Optional[str] = ..., explicit: _Optional[_Union[ExplicitDeal, _Mapping]] = ...) -> None: ...
 
 class View(_message.Message):
-    __slots__ = ("variant", "seat", "phase", "status", "turn", "counts", "hand", "landlord", "bottom", "last_play", "last_pattern", "last_seat", "bid", "shown_hand", "view_json", "deal_no", "first_bidder", "opener", "bids", "history", "autoplay", "must_bid", "must_hold", "room", "settlement")
+    __slots__ = ("variant", "seat", "phase", "status", "turn", "counts", "hand", "landlord", "bottom", "last_play", "last_pattern", "last_seat", "bid", "shown_hand", "view_json", "deal_no", "first_bidder", "opener", "bids", "history", "autoplay", "must_bid", "must_hold", "room", "settlement", "hands")
     VARIANT_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
@@ -106,6 +106,7 @@ class View(_message.Message):
     MUST_HOLD_FIELD_NUMBER: _ClassVar[int]
     ROOM_FIELD_NUMBER: _ClassVar[int]
     SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
+    HANDS_FIELD_NUMBER: _ClassVar[int]
     variant: str
     seat: int
     phase: Phase
@@ -131,7 +132,8 @@ class View(_message.Message):
     must_hold: str
     room: _common_pb2.Room
     settlement: _common_pb2.Settlement
-    def __init__(self, variant: _Optional[str] = ..., seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., status: _Optional[_Union[_common_pb2.GameStatus, str]] = ..., turn: _Optional[int] = ..., counts: _Optional[_Iterable[int]] = ..., hand: _Optional[str] = ..., landlord: _Optional[int] = ..., bottom: _Optional[str] = ..., last_play: _Optional[str] = ..., last_pattern: _Optional[str] = ..., last_seat: _Optional[int] = ..., bid: _Optional[int] = ..., shown_hand: _Optional[str] = ..., view_json: _Optional[str] = ..., deal_no: _Optional[int] = ..., first_bidder: _Optional[int] = ..., opener: _Optional[int] = ..., bids: _Optional[_Iterable[_Union[SeatBid, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[HistoryAction, _Mapping]]] = ..., autoplay: _Optional[_Iterable[bool]] = ..., must_bid: _Optional[bool] = ..., must_hold: _Optional[str] = ..., room: _Optional[_Union[_common_pb2.Room, _Mapping]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ...) -> None: ...
+    hands: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, variant: _Optional[str] = ..., seat: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., status: _Optional[_Union[_common_pb2.GameStatus, str]] = ..., turn: _Optional[int] = ..., counts: _Optional[_Iterable[int]] = ..., hand: _Optional[str] = ..., landlord: _Optional[int] = ..., bottom: _Optional[str] = ..., last_play: _Optional[str] = ..., last_pattern: _Optional[str] = ..., last_seat: _Optional[int] = ..., bid: _Optional[int] = ..., shown_hand: _Optional[str] = ..., view_json: _Optional[str] = ..., deal_no: _Optional[int] = ..., first_bidder: _Optional[int] = ..., opener: _Optional[int] = ..., bids: _Optional[_Iterable[_Union[SeatBid, _Mapping]]] = ..., history: _Optional[_Iterable[_Union[HistoryAction, _Mapping]]] = ..., autoplay: _Optional[_Iterable[bool]] = ..., must_bid: _Optional[bool] = ..., must_hold: _Optional[str] = ..., room: _Optional[_Union[_common_pb2.Room, _Mapping]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ..., hands: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SeatBid(_message.Message):
     __slots__ = ("seat", "amount")
