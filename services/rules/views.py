@@ -146,7 +146,7 @@ class SeatView:
         """The view of :meth:`to_dict`'s output (as the engine sends it in ``view_json``).
         ``history_before``: the deal's actions before those of ``data["history"]``, for a
         caller that keeps the deal's history and asked only for what changed since."""
-        room = Room.from_dict(data["room"])
+        room = _room_of(data["room"])
         v = room.variant_for(data["variant"])
         last = None
         if data["last_play"] is not None:
@@ -182,6 +182,27 @@ class SeatView:
             settlement=None if settlement is None else settlement_from_dict(settlement),
             hands=None if hands is None else tuple(parse_cards(h) for h in hands),
         )
+
+
+#: Rooms read from views, by their items: a bot or a client reads the same few rooms in every
+#: view, and each is built and its variants checked (Room.variant_for) once, not per view.
+_ROOMS: dict[tuple[tuple[str, type, Any], ...], Room] = {}
+_MAX_ROOMS = 256
+
+
+def _room_of(data: Any) -> Room:
+    """``Room.from_dict(data)``, kept by the room's items (their types among them: a stake of
+    ``True`` is not the room of ``1``)."""
+    try:
+        key = tuple((k, type(v), v) for k, v in data.items())
+        room = _ROOMS.get(key)
+    except (AttributeError, TypeError):  # not a mapping, or an override that is a list
+        return Room.from_dict(data)
+    if room is None:
+        if len(_ROOMS) >= _MAX_ROOMS:
+            _ROOMS.clear()
+        room = _ROOMS[key] = Room.from_dict(data)
+    return room
 
 
 def _text(cards: tuple[int, ...] | None) -> str | None:

@@ -16,6 +16,7 @@ from services.rules import (
     Room,
     SeatView,
     ShowHand,
+    VariantError,
     apply,
     autoplay_action,
     legal_actions,
@@ -25,6 +26,7 @@ from services.rules import (
     project,
     public_view,
     seat_view,
+    variant,
 )
 
 from .gamekit import deal, run
@@ -60,6 +62,23 @@ def test_the_hands_are_nobody_s_but_their_seat_s_until_the_end() -> None:
     # A view from an engine older than the field reads as one without them.
     older = {k: v for k, v in seat_view(state, 1).to_dict().items() if k != "hands"}
     assert SeatView.from_dict(older) == seat_view(state, 1)
+
+
+def test_a_views_room_reads_as_the_room_itself_would() -> None:
+    # SeatView.from_dict keeps the rooms it has read (a bot reads the same one in every view):
+    # a room met again is the same room, and one that differs in a value's type only, or
+    # holds a list, is read afresh.
+    patterns = sorted(p.value for p in variant("doudizhu3").patterns)
+    room = Room(stake=2, overrides=(("patterns", patterns),))
+    view = seat_view(new_game("doudizhu3", room, seed="rooms"), 0).to_dict()
+    first, again = SeatView.from_dict(view), SeatView.from_dict(json.loads(json.dumps(view)))
+    assert first == again and first.room == Room.from_dict(view["room"])
+    plain = seat_view(new_game("doudizhu3", Room(stake=2), seed="rooms"), 0).to_dict()
+    assert SeatView.from_dict(plain).room is SeatView.from_dict(dict(plain)).room
+    with pytest.raises(VariantError, match="stake"):
+        SeatView.from_dict({**plain, "room": {**plain["room"], "stake": True}})
+    with pytest.raises(VariantError, match="room must be an object"):
+        SeatView.from_dict({**plain, "room": [1]})
 
 
 @pytest.mark.parametrize("name", VARIANTS)
