@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -190,8 +191,10 @@ class Table:
         out["seats"] = [s.to_json() for s in self.seats]
         return out
 
-    @property
+    @functools.cached_property
     def timers(self) -> Timers:
+        """Read once a copy: a table's config is fixed when it forms, and its timers are read
+        at every move (set_turn, due_step)."""
         return Timers.from_config(self.config)
 
     @property
