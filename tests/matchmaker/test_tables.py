@@ -58,9 +58,7 @@ def game_over_ids(stream: Stream) -> list[str]:
 
 def test_a_reconnect_resumes_with_no_gap_and_no_duplicate(cluster: Cluster) -> None:
     stub = cluster.mm()
-    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, start_ms=60_000, grace_ms=60_000,
-                    bot_think_ms=0)  # fmt: skip
-    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    ticket = alone_with_quick_bots(stub, "alice")
     table_id = ticket.table_id
     whole = Stream(stub, table_id, "alice")  # the reference: one stream all game
     first = Stream(stub, table_id, "alice")
@@ -86,6 +84,14 @@ def test_a_reconnect_resumes_with_no_gap_and_no_duplicate(cluster: Cluster) -> N
     assert set(reference) <= set(resumed)
 
 
+def alone_with_quick_bots(stub: Any, player: str) -> M.Ticket:
+    """``player`` seated at a doudizhu3 table with two bots that do not think, and every
+    person's timer a minute long."""
+    timers = M.Timers(bid_ms=60_000, turn_ms=60_000, start_ms=60_000, grace_ms=60_000,
+                      bot_think_ms=0)  # fmt: skip
+    return seated(stub, enqueue(stub, player, "doudizhu3", timers=timers).ticket_id)
+
+
 def test_a_reconnection_opens_at_a_moves_priority(
     cluster: Cluster, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -93,9 +99,7 @@ def test_a_reconnection_opens_at_a_moves_priority(
     # people's calls (bench scale's opening) it waited seconds behind their enqueues and
     # openings in the calls' database threads, and the seat escaped to a bot meanwhile.
     stub = cluster.mm()
-    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, start_ms=60_000, grace_ms=60_000,
-                    bot_think_ms=0)  # fmt: skip
-    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+    ticket = alone_with_quick_bots(stub, "alice")
     store = cluster.the_runner().store
     opened: list[Priority] = []
     original = store.open_stream
@@ -123,9 +127,7 @@ def test_a_run_of_moves_due_at_once_is_written_together(
     # one outbox row a run), and the game is the same game: every event reaches the stream
     # in order, and replay verifies the record.
     stub = cluster.mm()
-    fast = M.Timers(bid_ms=60_000, turn_ms=60_000, start_ms=60_000, grace_ms=60_000,
-                    bot_think_ms=0)  # fmt: skip
-    ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=fast).ticket_id)
+    ticket = alone_with_quick_bots(stub, "alice")
     runner = cluster.the_runner()
     writes = []
     original = runner.commit
