@@ -14,7 +14,7 @@ import textual.app
 import textual.pilot
 from textual.pilot import Pilot
 
-from services.client.play import PlayApp
+from services.client.play import CELL, HandView, PlayApp
 from services.client.session import Session
 from services.common.wire import matchmaker_pb2 as M
 from tests.matchmaker.conftest import Cluster, cluster, engine_target  # noqa: F401
@@ -65,6 +65,31 @@ async def until(pilot: Pilot[Any], check: Callable[[], Any], timeout: float = 30
         if time.monotonic() > end:
             raise AssertionError(f"timed out waiting for {getattr(check, '__name__', check)}")
         await pilot.pause(0.05)
+
+
+def card_offset(app: PlayApp, i: int) -> tuple[int, int]:
+    """Where card ``i`` of the hand is, relative to the hand widget (border and padding)."""
+    per = app.query_one("#hand", HandView).per_row()
+    return (2 + (i % per) * CELL + 1, 1 + i // per)
+
+
+async def click_card(pilot: Pilot[Any], app: PlayApp, i: int, button: int = 1) -> None:
+    """Click card ``i`` of the hand as a person would: where the hand is on the screen.
+
+    The pilot aims when called and clicks after letting the app run, and a panel above the
+    hand grows a line when its new text is laid out (the bottom cards shown as the bidding
+    ends), a moment after the text changed: a click aimed before that lands on the hand's
+    border.  So wait until the hand holds still, and aim again if it moved all the same."""
+    hand = app.query_one("#hand", HandView)
+    for _ in range(10):
+        before = hand.region
+        await pilot.pause()
+        if hand.region != before:
+            continue
+        await pilot.click(hand, offset=card_offset(app, i), button=button)
+        if hand.region == before:
+            return
+    raise AssertionError("the hand never held still for a click")
 
 
 def my_turn(app: PlayApp) -> bool:

@@ -13,13 +13,14 @@ from textual.pilot import Pilot
 
 from services import rules
 from services.client import play, render
-from services.client.play import CELL, ChooseReading, ConfirmLeave, HandView, PlayApp
+from services.client.play import ChooseReading, ConfirmLeave, HandView, PlayApp
 from services.client.session import Session
 from services.client.watch import LoadError, WatchApp, load, step_text
 from services.common.wire import matchmaker_pb2 as M
 from tests.client.conftest import (
     SIZE,
     TIMERS,
+    click_card,
     make_app,
     my_turn,
     play_to_the_end,
@@ -198,9 +199,9 @@ def test_select_refuse_hint_autoplay_and_settle(cluster: Cluster, tmp_path: Path
             assert hand.selected == []
 
             # By mouse: a click on a card selects it, a second click puts it back.
-            await pilot.click("#hand", offset=(2 + CELL * 2 + 1, 1))
+            await click_card(pilot, app, 2)
             assert hand.selected_cards() == [cards[2]]
-            await pilot.click("#hand", offset=(2 + CELL * 2 + 1, 1))
+            await click_card(pilot, app, 2)
             assert hand.selected == []
 
             # By keys: the lowest and the highest card are no pattern (or do not beat the

@@ -10,12 +10,13 @@ import uuid
 
 from services import rules
 from services.client import render
-from services.client.play import CELL, HandView, PlayApp, StartScreen
+from services.client.play import HandView, PlayApp, StartScreen
 from services.client.session import Session
 from services.common.wire import matchmaker_pb2 as M
 from tests.client.conftest import (
     SIZE,
     TIMERS,
+    click_card,
     make_app,
     my_turn,
     screen_text,
@@ -155,13 +156,6 @@ def test_the_trick_alarms_partner_counter_hands_and_game_id(cluster: Cluster) ->
     asyncio.run(scenario())
 
 
-def _card_offset(app: PlayApp, i: int) -> tuple[int, int]:
-    """Where card ``i`` of the hand is, relative to the hand widget (border and padding)."""
-    hand = app.query_one("#hand", HandView)
-    per = hand.per_row()
-    return (2 + (i % per) * CELL + 1, 1 + i // per)
-
-
 def test_the_mouse_gestures_of_seed_001(cluster: Cluster) -> None:
     """Clicking a card toggles it; a double left-click on the empty table returns every
     selected card; a right-click on the hand plays the selection."""
@@ -174,10 +168,10 @@ def test_the_mouse_gestures_of_seed_001(cluster: Cluster) -> None:
                 await pilot.press("3")
             await until(pilot, lambda: my_turn(app) and app.view.phase is rules.Phase.PLAY)
             hand = app.query_one("#hand", HandView)
-            await pilot.click("#hand", offset=_card_offset(app, 0))
-            await pilot.click("#hand", offset=_card_offset(app, 1))
+            await click_card(pilot, app, 0)
+            await click_card(pilot, app, 1)
             assert sorted(hand.selected) == [0, 1]
-            await pilot.click("#hand", offset=_card_offset(app, 1))  # a click unselects
+            await click_card(pilot, app, 1)  # a click unselects
             assert hand.selected == [0]
             await pilot.click("#table", offset=(40, 1), times=2)  # the empty table
             assert hand.selected == []
@@ -195,7 +189,7 @@ def test_the_mouse_gestures_of_seed_001(cluster: Cluster) -> None:
             assert hand.selected, "no turn with a play for a hint"
             chosen = hand.selected_cards()
             count = len(hand.cards)
-            await pilot.click("#hand", offset=_card_offset(app, 0), button=3)
+            await click_card(pilot, app, 0, button=3)
             await until(pilot, lambda: app.view is not None and app.view.hand is not None
                         and len(app.view.hand) == count - len(chosen))  # fmt: skip
             played = render.cards_plain(render.play_order(chosen))
