@@ -194,6 +194,11 @@ def test_a_whole_doudizhu3_game_with_the_mouse(player: Player, cluster: Cluster)
         " && window.__cardroom.snap.game_id !== old",
         arg=game_id,
     )
+    # The new game is on: "ready — waiting for the others" is gone (it stood through the
+    # bidding until the first play).
+    assert "已准备" not in p.message(), p.message()
+    p.wait_turn_or_end()
+    assert "已准备" not in p.message(), p.message()
     assert not p.errors, p.errors
 
 

@@ -170,6 +170,9 @@ function onSnapshot(m) {
     S.moves.push(performance.now() - S.moveStart);
     S.playing = false;
   }
+  // "Ready — waiting for the others" is over once the next game is on (nothing else clears
+  // it before the first play: the bidding would read under it).
+  if (m.state === "playing" && $("#message").textContent === w("ready_sent")) message(null);
   if (!S.left) showTable();
   render();
 }
@@ -185,7 +188,9 @@ function onAnswer(m) {
   }
   if (sent.op === "hint") applyHint(m);
   if (sent.op === "leave") showGone(w("left_table"));
-  if (sent.op === "ready") message(w("ready_sent"));
+  // (Not once the next game is on: the last Ready starts it, and its first snapshot may
+  // come before this answer.)
+  if (sent.op === "ready" && S.snap?.state !== "playing") message(w("ready_sent"));
   if (sent.op === "play") {
     S.selected = new Set();
     renderHand();
