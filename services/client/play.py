@@ -196,6 +196,11 @@ class ConfirmLeave(ModalScreen[bool]):
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
 
+    def reprice(self, warning: str) -> None:
+        """The price now (a bid or a bomb since the question was asked raises it)."""
+        self.warning = warning
+        self.query_one("#warning", Static).update(warning)
+
 
 class ChooseReading(ModalScreen[str | None]):
     """The selected cards read as several patterns (RULES.md §3): ask which one is meant.
@@ -682,6 +687,13 @@ class PlayApp(App[int]):
         hv.set_cards(hand, keep=True)
         if msg.state == M.TABLE_STATE_PLAYING and self.message == render.READY_SENT:
             self._say("")  # the next game is on
+        if isinstance(self.screen, ConfirmLeave):
+            # The escape's price shown while the player decides is the price now; once the
+            # game is over, leaving is no escape and the question is void.
+            if msg.state == M.TABLE_STATE_PLAYING and view is not None and not view.over:
+                self.screen.reprice(render.escape_warning(view))
+            else:
+                self.screen.dismiss(False)
         self._show_variant_keys()
         self._render_seats()
         self._render_table()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 import threading
 from pathlib import Path
@@ -363,6 +364,18 @@ def test_leaving_mid_game_names_the_penalty_then_watch_shows_the_audit(
             penalty = -preview.scores[app.view.seat]
             assert penalty >= 9  # stake 1 × bid 3 × 3, times the bombs so far
             assert f"penalty of {penalty}" in warning and "escape" in warning
+            # The price shown is the price now: a snapshot while the question is open (a bid
+            # or a bomb meanwhile) reprices it — here the same snapshot at ten times the stake,
+            # then the real one again.
+            real = app.snap
+            assert real is not None and app.view is not None
+            dearer = dataclasses.replace(
+                app.view, room=dataclasses.replace(app.view.room, stake=app.view.room.stake * 10)
+            )
+            app._apply_snapshot(dataclasses.replace(real, view=dearer))
+            assert f"penalty of {penalty * 10}" in str(app.screen.query_one("#warning").render())
+            app._apply_snapshot(real)
+            assert str(app.screen.query_one("#warning").render()) == warning
             await pilot.press("n")
             await until(pilot, lambda: not isinstance(app.screen, ConfirmLeave))
             await pilot.press("l")

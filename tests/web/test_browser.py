@@ -238,6 +238,24 @@ def test_a_reload_mid_game_resumes_and_an_escape_names_its_penalty_first(
     assert penalty > 0 and str(penalty) in text and text.index(str(penalty)) < 40
     assert "逃跑" in text  # Chinese by default
     assert p.page.locator("#confirm-steps li").count() >= 2
+    # The price shown is the price now: a snapshot while the question is open (a bid or a
+    # bomb meanwhile) refills it.  Played here as a frame the server would send: the same
+    # snapshot with a dearer escape, then the real one again.
+    dearer = p.page.evaluate(
+        """() => {
+            const S = window.__cardroom;
+            const real = JSON.stringify(S.snap);
+            const m = JSON.parse(real);
+            m.escape.penalty += 1000;
+            m.escape.steps[S.lang] = ["penalty = " + m.escape.penalty];
+            S.ws.onmessage({ data: JSON.stringify(m) });
+            const shown = document.querySelector("#confirm-text").textContent;
+            S.ws.onmessage({ data: real });
+            return shown;
+        }"""
+    )
+    assert str(penalty + 1000) in dearer, dearer
+    assert p.page.locator("#confirm-text").inner_text() == text
     p.page.locator("#confirm-yes").click()
     p.page.wait_for_selector("#gone:not([hidden])")
     frames = [f for f in p.frames if f.get("t") == "event" and f.get("type") == "game"]

@@ -173,6 +173,12 @@ function onSnapshot(m) {
   // "Ready — waiting for the others" is over once the next game is on (nothing else clears
   // it before the first play: the bidding would read under it).
   if (m.state === "playing" && $("#message").textContent === w("ready_sent")) message(null);
+  // The escape's price shown while the player decides is the price now; once the game is
+  // over, leaving is no escape and the question is void.
+  if (!$("#confirm").hidden) {
+    if (running() && m.escape) fillConfirm();
+    else $("#confirm").hidden = true;
+  }
   if (!S.left) showTable();
   render();
 }
@@ -477,15 +483,21 @@ function applyHint(m) {
 }
 
 function leave() {
-  const v = view();
   if (running() && S.snap.escape) {
-    $("#confirm-text").textContent = w("escape_named", { n: S.snap.escape.penalty });
-    const steps = $("#confirm-steps");
-    steps.replaceChildren(...S.snap.escape.steps[S.lang].map((s) => Object.assign(document.createElement("li"), { textContent: s })));
+    fillConfirm();
     $("#confirm").hidden = false;
     return;
   }
   send({ op: "leave" });
+}
+
+// What leaving costs now, from the latest snapshot: filled when Leave is clicked and again
+// at every snapshot while the question is open (a bid or a bomb meanwhile raises it).
+function fillConfirm() {
+  const escape = S.snap.escape;
+  $("#confirm-text").textContent = w("escape_named", { n: escape.penalty });
+  const steps = $("#confirm-steps");
+  steps.replaceChildren(...escape.steps[S.lang].map((s) => Object.assign(document.createElement("li"), { textContent: s })));
 }
 
 const ops = {
