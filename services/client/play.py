@@ -690,7 +690,7 @@ class PlayApp(App[int]):
         if isinstance(self.screen, ConfirmLeave):
             # The escape's price shown while the player decides is the price now; once the
             # game is over, leaving is no escape and the question is void.
-            if msg.state == M.TABLE_STATE_PLAYING and view is not None and not view.over:
+            if self._game_running():
                 self.screen.reprice(render.escape_warning(view))
             else:
                 self.screen.dismiss(False)
@@ -1170,11 +1170,15 @@ class PlayApp(App[int]):
         self._say(render.READY_SENT)
         self._work(self.session.ready, self._apply_snapshot)
 
+    def _game_running(self) -> bool:
+        """Whether leaving now is an escape: a game of this seat's is on and not over."""
+        view = self.view
+        return (self.snap is not None and self.snap.message.state == M.TABLE_STATE_PLAYING
+                and view is not None and not view.over)  # fmt: skip
+
     def do_leave(self) -> None:
         view = self.view
-        playing = (self.snap is not None and self.snap.message.state == M.TABLE_STATE_PLAYING
-                   and view is not None and not view.over)  # fmt: skip
-        if not playing:
+        if not self._game_running():
             self._work(self.session.leave, lambda _snap: self._exit_after_leave())
             return
 
