@@ -20,6 +20,10 @@ from .observe import Move, Observation, observe
 from .smart import HardBot, NormalBot
 
 LEVELS: dict[str, type[Bot]] = {"easy": EasyBot, "normal": NormalBot, "hard": HardBot}
+#: Levels whose decisions are searches: a few ms on average, now and then half a second or more
+#: (bench bots: hard's worst decisions took 0.5-0.8 s).  A service runs them off its event
+#: loop (the matchmaker's bot workers), and the engine does not play them in a run.
+SEARCHING_LEVELS = frozenset({"hard"})
 #: The bots' version: raised whenever a level's play changes.  Every bot's player id names it
 #: (``bot:<level>:<unique>:v<VERSION>``) and each version has its own measured fixed ratings
 #: (services/ratings/model.py ``BOT_RATINGS_BY_VERSION``), so a game is rated, and rebuilt,
@@ -42,4 +46,13 @@ def make_bot(level: str, variant: rules.Variant | str, seed: str = "") -> Bot:
     return cls(v, seed)
 
 
-__all__ = ["LEVELS", "VERSION", "Bot", "Move", "Observation", "make_bot", "observe"]
+__all__ = [
+    "LEVELS",
+    "SEARCHING_LEVELS",
+    "VERSION",
+    "Bot",
+    "Move",
+    "Observation",
+    "make_bot",
+    "observe",
+]

@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 
 from services import rules
+from services.bots import LEVELS, SEARCHING_LEVELS, make_bot
 from services.common import grpc_errors, limits, wire
 from services.common.fields import (
     MAX_JSON,
@@ -177,6 +178,51 @@ def _record_action(action: rules.Action) -> dict[str, Any]:
     if isinstance(action, rules.SetAutoplay):
         return {"seat": action.seat, "autoplay": action.on}
     return rules.action_to_dict(action)
+
+
+#: The most moves one Apply's run makes (ApplyRequest.run_moves).
+MAX_RUN_MOVES = 64
+#: Bot levels a run plays (RunSeat.bot): the quick ones.  A searching level's move can take
+#: the better part of a second, and the engine's one worker would hold every other game
+#: meanwhile.
+RUN_LEVELS = frozenset(LEVELS) - SEARCHING_LEVELS
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Run:
+    """An Apply's run: seat -> (bot level or "" for auto-play, actor, cause); the most moves."""
+
+    seats: dict[int, tuple[str, str, common_pb2.Cause]]
+    moves: int
+
+
+def run_of(request: engine_pb2.ApplyRequest, v: rules.Variant) -> Run | None:
+    """The request's run, every field checked (None: no run asked)."""
+    if not request.run:
+        return None
+    if request.run_moves > MAX_RUN_MOVES:
+        raise bad_field("run_moves", f"run_moves {request.run_moves} is over {MAX_RUN_MOVES}")
+    seats: dict[int, tuple[str, str, common_pb2.Cause]] = {}
+    for i, r in enumerate(request.run):
+        seat = seat_of(r.seat, v, f"run[{i}].seat")
+        if seat in seats:
+            raise bad_field(f"run[{i}].seat", f"seat {seat} is named twice in the run")
+        if r.bot and r.bot not in RUN_LEVELS:
+            known = ", ".join(sorted(RUN_LEVELS))
+            raise bad_field(
+                f"run[{i}].bot",
+                f"a run plays bots of level {known}, not {r.bot[:40]!r}: choose its moves yourself",
+            )
+        try:
+            actor = limits.player_id(r.actor, f"run[{i}].actor", required=False)
+            limits.cause(r.cause, f"run[{i}].cause")
+        except limits.LimitError as exc:
+            raise limited(exc) from None
+        cause = r.cause
+        if cause == common_pb2.CAUSE_UNSPECIFIED:
+            cause = common_pb2.CAUSE_BOT if r.bot else common_pb2.CAUSE_AUTOPLAY
+        seats[seat] = (r.bot, actor, cause)
+    return Run(seats, max(1, request.run_moves))
 
 
 # --------------------------------------------------------------------------- sealed states
@@ -415,9 +461,9 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
 
     def _apply(self, request: engine_pb2.ApplyRequest) -> engine_pb2.ApplyResponse:
         """Apply's answer to ``request``; a refusal raised as Apply's error would carry it."""
-        if not request.HasField("action"):
+        action = action_of(request.action) if request.HasField("action") else None
+        if action is None and not request.run:
             raise missing("action")
-        action = action_of(request.action)
         try:
             actor = limits.player_id(request.actor, "actor", required=False)
             limits.cause(request.cause)
@@ -430,27 +476,41 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         view_seat = None
         if request.HasField("view_seat"):
             view_seat = seat_of(request.view_seat, state.variant, "view_seat")
-        try:
-            new, events = rules.apply(state, action)
-        except rules.RulesError as exc:
-            field = "action.seat" if exc.reason == RulesReason.NO_SUCH_SEAT else "action"
-            raise rules_error(exc, field) from None
+        run = run_of(request, state.variant)
         game_id, seq = request.state.game_id, request.state.seq
-        cause = request.cause
-        if isinstance(action, rules.Timeout):
-            cause = common_pb2.CAUSE_TIMEOUT
-        elif cause == common_pb2.CAUSE_UNSPECIFIED:
-            cause = common_pb2.CAUSE_PLAYER
         deadline = request.turn_deadline if request.HasField("turn_deadline") else None
+        new, events = state, []
+        if action is not None:
+            try:
+                new, produced = rules.apply(state, action)
+            except rules.RulesError as exc:
+                field = "action.seat" if exc.reason == RulesReason.NO_SUCH_SEAT else "action"
+                raise rules_error(exc, field) from None
+            cause = request.cause
+            if isinstance(action, rules.Timeout):
+                cause = common_pb2.CAUSE_TIMEOUT
+            elif cause == common_pb2.CAUSE_UNSPECIFIED:
+                cause = common_pb2.CAUSE_PLAYER
+            events = self._events(produced, game_id, seq + 1, actor, cause, deadline)
+        made: list[rules.Action] = []
+        if run is not None:
+            new = self._run(new, run, game_id, seq + len(events), events, made, deadline)
+            if not made and action is None:
+                raise rules_error(rules.RulesError(
+                    "the game is over" if new.over else
+                    f"seat {new.turn} is to move, and the run names no such seat",
+                    RulesReason.GAME_OVER if new.over else RulesReason.NOT_YOUR_TURN,
+                ), "run")  # fmt: skip
         # history_delta: only this call's actions, so the view's cost does not grow with the game
         # (public_history_delta: in the public view only).
         since = len(state.log) if request.history_delta else 0
         public_since = len(state.log) if request.public_history_delta else since
         response = engine_pb2.ApplyResponse(
             state=self._seal(new, game_id, seq + len(events), opened),
-            events=self._events(events, game_id, seq + 1, actor, cause, deadline),
+            events=events,
             public_view=view_message(rules.public_view(new, history_from=public_since)),
             game_over=new.over,
+            run_actions=[action_message(a) for a in made],
         )
         if view_seat is not None:
             seat_view = rules.seat_view(new, view_seat, history_from=since)
@@ -458,6 +518,40 @@ class EngineServicer(engine_pb2_grpc.EngineServiceServicer):
         if new.over and new.settlement is not None:
             response.settlement.CopyFrom(settlement_message(new.settlement))
         return response
+
+    def _run(
+        self,
+        state: rules.GameState,
+        run: Run,
+        game_id: str,
+        seq: int,
+        events: list[common_pb2.Event],
+        made: list[rules.Action],
+        deadline: wire.timestamp_pb2.Timestamp | None,
+    ) -> rules.GameState:
+        """The run's moves from ``state`` (ApplyRequest.run): each chosen from its seat's view
+        as the matchmaker's runner would choose it, its events appended to ``events`` (numbered
+        on from ``seq``) and the move to ``made``; returns the game after the last."""
+        while len(made) < run.moves and not state.over and state.turn in run.seats:
+            seat = state.turn
+            assert seat is not None
+            bot, actor, cause = run.seats[seat]
+            if bot:
+                view = rules.seat_view(state, seat)
+                move = make_bot(bot, state.variant, f"{game_id}:{seq}").act(view)
+            else:
+                move = rules.autoplay_move(state, "autoplay")
+            if getattr(move, "by", None) is not None:
+                # As the wire carries it (an Action has no "by"): the record is the one the
+                # caller's own Apply of this move would write, whichever of the two made it.
+                move = dataclasses.replace(move, by=None)  # type: ignore[arg-type]
+            state, produced = rules.apply(state, move)
+            if events:  # a move after the first: its seat moved at once
+                deadline = wire.now()
+            events.extend(self._events(produced, game_id, seq + 1, actor, cause, deadline))
+            seq += len(produced)
+            made.append(move)
+        return state
 
     @rpc
     async def ListLegalActions(

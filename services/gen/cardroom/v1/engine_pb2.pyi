@@ -194,7 +194,7 @@ class NewGameResponse(_message.Message):
     def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., public_view: _Optional[_Union[View, _Mapping]] = ..., seat_view: _Optional[_Union[View, _Mapping]] = ...) -> None: ...
 
 class ApplyRequest(_message.Message):
-    __slots__ = ("state", "action", "view_seat", "actor", "cause", "turn_deadline", "history_delta", "public_history_delta")
+    __slots__ = ("state", "action", "view_seat", "actor", "cause", "turn_deadline", "history_delta", "public_history_delta", "run", "run_moves")
     STATE_FIELD_NUMBER: _ClassVar[int]
     ACTION_FIELD_NUMBER: _ClassVar[int]
     VIEW_SEAT_FIELD_NUMBER: _ClassVar[int]
@@ -203,6 +203,8 @@ class ApplyRequest(_message.Message):
     TURN_DEADLINE_FIELD_NUMBER: _ClassVar[int]
     HISTORY_DELTA_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_HISTORY_DELTA_FIELD_NUMBER: _ClassVar[int]
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    RUN_MOVES_FIELD_NUMBER: _ClassVar[int]
     state: GameToken
     action: Action
     view_seat: int
@@ -211,23 +213,39 @@ class ApplyRequest(_message.Message):
     turn_deadline: _timestamp_pb2.Timestamp
     history_delta: bool
     public_history_delta: bool
-    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., view_seat: _Optional[int] = ..., actor: _Optional[str] = ..., cause: _Optional[_Union[_common_pb2.Cause, str]] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., history_delta: _Optional[bool] = ..., public_history_delta: _Optional[bool] = ...) -> None: ...
+    run: _containers.RepeatedCompositeFieldContainer[RunSeat]
+    run_moves: int
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., action: _Optional[_Union[Action, _Mapping]] = ..., view_seat: _Optional[int] = ..., actor: _Optional[str] = ..., cause: _Optional[_Union[_common_pb2.Cause, str]] = ..., turn_deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., history_delta: _Optional[bool] = ..., public_history_delta: _Optional[bool] = ..., run: _Optional[_Iterable[_Union[RunSeat, _Mapping]]] = ..., run_moves: _Optional[int] = ...) -> None: ...
+
+class RunSeat(_message.Message):
+    __slots__ = ("seat", "bot", "actor", "cause")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    BOT_FIELD_NUMBER: _ClassVar[int]
+    ACTOR_FIELD_NUMBER: _ClassVar[int]
+    CAUSE_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    bot: str
+    actor: str
+    cause: _common_pb2.Cause
+    def __init__(self, seat: _Optional[int] = ..., bot: _Optional[str] = ..., actor: _Optional[str] = ..., cause: _Optional[_Union[_common_pb2.Cause, str]] = ...) -> None: ...
 
 class ApplyResponse(_message.Message):
-    __slots__ = ("state", "events", "public_view", "seat_view", "settlement", "game_over")
+    __slots__ = ("state", "events", "public_view", "seat_view", "settlement", "game_over", "run_actions")
     STATE_FIELD_NUMBER: _ClassVar[int]
     EVENTS_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_VIEW_FIELD_NUMBER: _ClassVar[int]
     SEAT_VIEW_FIELD_NUMBER: _ClassVar[int]
     SETTLEMENT_FIELD_NUMBER: _ClassVar[int]
     GAME_OVER_FIELD_NUMBER: _ClassVar[int]
+    RUN_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     state: GameToken
     events: _containers.RepeatedCompositeFieldContainer[_common_pb2.Event]
     public_view: View
     seat_view: View
     settlement: _common_pb2.Settlement
     game_over: bool
-    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., public_view: _Optional[_Union[View, _Mapping]] = ..., seat_view: _Optional[_Union[View, _Mapping]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ..., game_over: _Optional[bool] = ...) -> None: ...
+    run_actions: _containers.RepeatedCompositeFieldContainer[Action]
+    def __init__(self, state: _Optional[_Union[GameToken, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_common_pb2.Event, _Mapping]]] = ..., public_view: _Optional[_Union[View, _Mapping]] = ..., seat_view: _Optional[_Union[View, _Mapping]] = ..., settlement: _Optional[_Union[_common_pb2.Settlement, _Mapping]] = ..., game_over: _Optional[bool] = ..., run_actions: _Optional[_Iterable[_Union[Action, _Mapping]]] = ...) -> None: ...
 
 class ApplyBatchRequest(_message.Message):
     __slots__ = ("requests",)

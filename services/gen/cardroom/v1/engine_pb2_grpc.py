@@ -149,12 +149,15 @@ class EngineServiceServicer:
         """Apply one action to a game: the next token, the events the action produced (numbered on
         from the token's seq), the public view, one seat's view when asked, and the settlement
         when the game ends.  A refused action leaves the game as it was (keep the old token).
-        Errors: MISSING_FIELD (state, state.token, action, action.kind),
+        Errors: MISSING_FIELD (state, state.token, action unless a run is asked, action.kind),
         STATE_TOKEN_INVALID (state), INVALID_FIELD (actor, cause),
         NO_SUCH_SEAT (action.seat, view_seat),
         INVALID_CARDS (action.play.cards), CARDS_NOT_IN_DECK, NOT_A_PATTERN, BAD_BID,
         BAD_ACTION, and FAILED_PRECONDITION: NOT_YOUR_TURN, CARDS_NOT_IN_HAND, DOES_NOT_BEAT,
         MUST_LEAD, MUST_HOLD_SPADE_THREE, BID_TOO_LOW, MUST_BID, WRONG_PHASE, GAME_OVER.
+        With a run (ApplyRequest.run): INVALID_FIELD (run_moves, run[i].bot, run[i].actor,
+        run[i].cause, run[i].seat given twice), NO_SUCH_SEAT (run[i].seat); with no action,
+        NOT_YOUR_TURN when the seat to move is not one of the run's.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
