@@ -6,10 +6,12 @@
 * Engine Apply rate: N games at once straight against the engine, one Apply (a timeout, the
   auto-play move) per action.
 * Matchmaker: N tables of one human with auto-play on and two bots with zero think time; each
-  game ends, the human is ready again and turns auto-play on again.  Every bot move is a
-  GetSeatView (unless the last Apply predicted it) and an Apply — the runner's go out
-  gathered, as ApplyBatch calls — and every action one conditional write with its events
-  and outbox row.  Actions/s = Apply calls the matchmaker made per second (its GetStatus).
+  game ends, the human is ready again and turns auto-play on again.  The engine plays a run
+  of their moves in one Apply (ApplyRequest.run; the runner's calls go out gathered, as
+  ApplyBatch calls), and a run is one conditional write with its events and outbox row.
+  With CARDROOM_MATCHMAKER_ENGINE_RUNS=0, every move is chosen by the matchmaker: a
+  GetSeatView (unless the last Apply predicted it) and an Apply each.  Actions/s = the moves
+  the engine made for the matchmaker per second (its GetStatus).
 * Seating: 1,000 rated tickets queued in one public pool (bot fill never), then one
   seating pass, which groups them by rating.
 * Act latency: the same bot tables slowed (a think time) to ~70% of the measured rate, beside
@@ -392,8 +394,10 @@ def run_backend(
 
 
 def cpu_text(cpu_ms: dict[str, float]) -> str:
-    """The CPU per action of the matchmaker, the engine and replay: ``2.05/0.98/0.41``."""
-    return "/".join(f"{cpu_ms.get(name, 0.0):.2f}" for name in ("matchmaker", "engine", "replay"))
+    """The CPU per action of the matchmaker, the engine and replay, and their sum (what a
+    table's action costs the machine, beside the database's): ``2.05/0.98/0.41 (3.44)``."""
+    each = [cpu_ms.get(name, 0.0) for name in ("matchmaker", "engine", "replay")]
+    return "/".join(f"{c:.2f}" for c in each) + f" ({sum(each):.2f})"
 
 
 def matchmaker_section(ctx: Context) -> list[BenchTable]:
@@ -407,7 +411,7 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
     table = BenchTable(
         "Matchmaker: bot tables end to end, next to the engine's own Apply rate (same run)",
         ["backend", "engine Apply/s (before / after)", "matchmaker actions/s", "ratio",
-         "CPU ms/action (mm/engine/replay)",
+         "CPU ms/action (mm/engine/replay (sum))",
          "games", "load (of max)", "Act p99 ms (n)", "seat 1,000 s", "issue 29 goal 3"],
     )  # fmt: skip
     for r in rows:
@@ -432,9 +436,11 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
         f"{duration:g} s each (the Act latency {act_s:g} s); engine, replay and matchmaker as "
         "their own one-worker processes "
         "(on SQLite, replay in a file of its own: one file has one writer at a time).  A "
-        "matchmaker action is the bot's choice from its seat view (a GetSeatView unless the "
-        "last Apply predicted it), an Apply (the runner's gathered into ApplyBatch calls) and "
-        "one conditional write (events, outbox).  "
+        "matchmaker action is a move of a run that the engine plays in one Apply (the bots' and "
+        "the auto-play seat's moves, ApplyRequest.run; the runner's calls gathered into "
+        "ApplyBatch calls), one conditional write (events, outbox) a run.  With "
+        "CARDROOM_MATCHMAKER_ENGINE_RUNS=0: each move the bot's choice here from its seat view "
+        "(a GetSeatView unless the last Apply predicted it) and an Apply.  "
         "Load: the same bot tables with a think time sized for ~70% of the measured rate (a "
         f"first guess, then scaled by the share a {CALIBRATE_S:g} s run at it gave), "
         f"beside {HUMAN_TABLES} tables where a human plays his turns (GetHint, then the timed "

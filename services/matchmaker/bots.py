@@ -9,11 +9,12 @@ import asyncio
 import json
 import multiprocessing
 import signal
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from services import rules
-from services.bots import LEVELS, VERSION, make_bot
+from services.bots import LEVELS, SEARCHING_LEVELS, VERSION, make_bot
 from services.common.wire import action_message, engine_pb2
 
 DEFAULT_LEVEL = "normal"
@@ -24,8 +25,10 @@ __all__ = [
     "AUTO_LEVEL",
     "DEFAULT_LEVEL",
     "LEVELS",
+    "SEARCHING_LEVELS",
     "VERSION",
     "Deal",
+    "KeptViews",
     "action_message",
     "autoplay_move",
     "choose_bot_action",
@@ -56,12 +59,10 @@ def choose_bot_action(level: str, view: rules.SeatView, seed: str) -> rules.Acti
     return action
 
 
-#: Levels whose decisions are searches: a few ms on average, now and then half a second
-#: (bench bots: hard's worst decisions took 0.5-0.8 s).  Chosen on the event loop, every
-#: table and every call of the instance waited for them; they run in worker processes.
-SEARCHING_LEVELS = frozenset({"hard"})
-#: This process's pool of bot workers, shared by its runners, made on first use (spawned:
-#: a fork would copy the gRPC threads' state; spawned workers import the bots alone).
+#: This process's pool of bot workers for the searching levels (chosen on the event loop,
+#: every table and every call of the instance would wait for them), shared by its runners,
+#: made on first use (spawned: a fork would copy the gRPC threads' state; spawned workers
+#: import the bots alone).
 _pool: ProcessPoolExecutor | None = None
 
 
@@ -98,3 +99,70 @@ def _worker_setup() -> None:
 def autoplay_move(view: rules.SeatView) -> rules.Action:
     """The move of a seat with auto-play on (the engine's own auto-play policy)."""
     return rules.autoplay_action(view, "autoplay")
+
+
+#: Predicted seat views kept (one per table at most) before they are all dropped.
+MAX_VIEWS = 10_000
+
+
+class KeptViews:
+    """The seat views an instance keeps between a table's steps for the moves it chooses itself
+    (a searching bot's, or every bot's and auto-play seat's with engine runs off), so that
+    most of those moves need no GetSeatView and no whole history from the engine.
+
+    * The view of the seat predicted to move next, from the last Apply (the engine token it is
+      a view of, seat, view): saves a GetSeatView when the table's token is still that one and
+      the prediction holds.  The token, not the seq, identifies the state, so a write that lost
+      its race leaves a prediction that never matches.
+    * The deal's history as of a token, as the last view read here held it: the next Apply
+      from that very token asks the engine for the new actions only (history_delta), and the
+      bot's view is this plus those: the engine encodes and this process parses each action
+      once, not once per move."""
+
+    def __init__(self) -> None:
+        self._views: dict[str, tuple[bytes, int, engine_pb2.View, Deal | None]] = {}
+        self._deals: dict[str, tuple[bytes, Deal]] = {}
+
+    def ask(
+        self, table_id: str, token: bytes, seat: int, request: engine_pb2.ApplyRequest
+    ) -> Deal | None:
+        """Asks ``request`` (an Apply from ``token``) for the view of ``seat``, predicted to move
+        next, as a delta when this deal is known; returns the deal the delta adds to."""
+        request.view_seat = seat
+        known = self._deals.get(table_id)
+        if known is None or known[0] != token:
+            return None
+        request.history_delta = True
+        return known[1]
+
+    def answered(
+        self, table_id: str, token: bytes, seat: int, msg: engine_pb2.View, earlier: Deal | None
+    ) -> None:
+        """The predicted view came, for the state of ``token`` (the Apply's answer)."""
+        if len(self._views) > MAX_VIEWS:
+            self._views.clear()
+        self._views[table_id] = (token, seat, msg, earlier)
+
+    def drop(self, table_id: str) -> None:
+        self._views.pop(table_id, None)
+
+    async def view(
+        self,
+        table_id: str,
+        token: bytes,
+        seat: int,
+        fetch: Callable[[], Awaitable[engine_pb2.View]],
+    ) -> rules.SeatView:
+        """The view of ``seat``, the seat to move: the predicted one if it is of this very state,
+        else ``fetch()``'s (the engine's GetSeatView)."""
+        known = self._views.pop(table_id, None)
+        earlier = None
+        if known is not None and known[0] == token and known[1] == seat:
+            msg, earlier = known[2], known[3]
+        else:
+            msg = await fetch()
+        view = view_of(msg, earlier)
+        if len(self._deals) > MAX_VIEWS:
+            self._deals.clear()
+        self._deals[table_id] = (token, (view.deal_no, view.history))
+        return view

@@ -54,7 +54,7 @@ class Commands:
 
     async def ready(self, table_id: str, player: str) -> Table:
         async def change(table: Table) -> Write | None:
-            seat = self.runner.seat_or_refuse(table, player)
+            seat = seat_or_refuse(table, player)
             if table.state == "closed":
                 raise failed(ServiceReason.TABLE_CLOSED, "the table is closed")
             w = Write()
@@ -64,7 +64,7 @@ class Commands:
 
     async def leave(self, table_id: str, player: str) -> Table:
         async def change(table: Table) -> Write | None:
-            seat = self.runner.seat_or_refuse(table, player)
+            seat = seat_or_refuse(table, player)
             w = Write()
             if table.state == "playing" and table.token is not None:
                 action = engine_pb2.Action(seat=seat, leave=True)
@@ -84,7 +84,7 @@ class Commands:
 
     async def hint(self, table_id: str, player: str) -> engine_pb2.GetHintResponse:
         table = await self.runner.load(table_id)
-        seat = self.runner.seat_or_refuse(table, player)
+        seat = seat_or_refuse(table, player)
         if table.state != "playing" or table.token is None:
             raise failed(ServiceReason.NOT_READY, "no game is running at this table")
         try:
@@ -158,6 +158,15 @@ class Commands:
             await self.runner.mark_disconnected(table_id, seat, player)
 
 
+def seat_or_refuse(table: Table, player_id: str) -> int:
+    seat = table.seat_of(player_id)
+    if seat is None:
+        raise failed(
+            ServiceReason.NOT_SEATED, f"{player_id!r} has no seat at table {table.table_id}"
+        )
+    return seat
+
+
 def _replayed(stored: Any, digest: bytes) -> M.ActResponse:
     """The answer a landed request id gave, unless the id came with another action."""
     if bytes(stored.body_hash) != digest:
@@ -211,7 +220,7 @@ class _Act:
     def _action(self, table: Table) -> engine_pb2.Action:
         """The seat's action, refused when the table cannot take it now."""
         request = self.request
-        seat = self.runner.seat_or_refuse(table, request.player_id)
+        seat = seat_or_refuse(table, request.player_id)
         if request.HasField("expected_seq") and request.expected_seq != table.seq:
             raise ServiceError(
                 grpc.StatusCode.ABORTED, ServiceReason.STALE_SEQ,

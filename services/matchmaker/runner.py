@@ -28,7 +28,7 @@ from services import rules
 from services.common import logging as clog
 from services.common.db import database_unavailable
 from services.common.fields import room_of, variant_in_room
-from services.common.grpc_errors import ServiceError, failed, not_found
+from services.common.grpc_errors import ServiceError, not_found
 from services.common.reasons import ServiceReason
 from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
 
@@ -57,8 +57,6 @@ M = matchmaker_pb2
 
 #: Conditional-write retries before a call gives up with ABORTED CONFLICT.
 MAX_RETRIES = 8
-#: Predicted seat views kept (one per table at most) before they are all dropped.
-MAX_VIEWS = 10_000
 #: The lease an advancing table keeps while its next step is due at once (ms): short, so a
 #: loop that died mid-way (an outage) is taken up again soon.
 HOLD_MS = 1000
@@ -118,17 +116,8 @@ class Runner:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._advancing: set[str] = set()
         self._again: set[str] = set()
-        #: The view of the seat predicted to move next, from the last Apply (the engine
-        #: token it is a view of, seat, view): saves a GetSeatView when the table's stored
-        #: token is still that one and the prediction holds.  Kept between a table's steps
-        #: (a bot that thinks is a step of its own); the token, not the seq, identifies the
-        #: state, so a write that lost its race leaves a prediction that never matches.
-        self._views: dict[str, tuple[bytes, int, engine_pb2.View, bots.Deal | None]] = {}
-        #: table id -> (token, deal): the deal's history as of that token, as the last seat
-        #: view read here held it.  The next Apply from that very token asks the engine for
-        #: the new actions only (history_delta), and the bot's view is this plus those: the
-        #: engine encodes and this process parses each action once, not once per move.
-        self._deals: dict[str, tuple[bytes, bots.Deal]] = {}
+        #: Seat views for the moves chosen here (bots.KeptViews).
+        self.views = bots.KeptViews()
         #: Tables as this instance's advance loops left them.
         self.kept = KeptTables(lambda table_id: self.waker.latest(table_id))
         self._waker: Waker | None = None
@@ -137,7 +126,7 @@ class Runner:
         self.stopping = False
         self.engine_ok = True
         self.outbox = Outbox(store, replay, self.settings, self.db)
-        #: Engine Apply calls that moved a game on (the bench's actions/s).
+        #: Actions the engine applied for this instance, each move of a run (the bench's actions/s).
         self.applied = 0
 
     async def call_engine(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
@@ -246,15 +235,6 @@ class Runner:
         if table is None:
             raise not_found(ServiceReason.TABLE_NOT_FOUND, f"no table {table_id!r}")
         return table
-
-    @staticmethod
-    def seat_or_refuse(table: Table, player_id: str) -> int:
-        seat = table.seat_of(player_id)
-        if seat is None:
-            raise failed(
-                ServiceReason.NOT_SEATED, f"{player_id!r} has no seat at table {table.table_id}"
-            )
-        return seat
 
     async def commit(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> Table:
         # The writer goes on with the table itself while something is due at once (the advance
@@ -393,43 +373,65 @@ class Runner:
         )  # fmt: skip
         if table.turn_deadline_ms is not None and table.turn is not None:
             request.turn_deadline.FromMilliseconds(table.turn_deadline_ms)
-        predicted = None
-        earlier: bots.Deal | None = None
+        predicted = earlier = None
         if view_seat is not None:
             request.view_seat = view_seat
         else:  # the next seat in turn order: its view spares a GetSeatView if it moves next
             predicted = (action.seat + 1) % len(table.seats)
-            request.view_seat = predicted
-            known = self._deals.get(table.table_id)
-            if known is not None and known[0] == table.token:
-                earlier = known[1]
-                request.history_delta = True
+            earlier = self.views.ask(table.table_id, table.token or b"", predicted, request)
         response = await self._engine_gate.call(self.engine.apply, request)
+        self._answered(table, response, w, action)
+        if predicted is not None and response.HasField("seat_view"):
+            token = table.token or b""
+            self.views.answered(table.table_id, token, predicted, response.seat_view, earlier)
+        return response
+
+    def _answered(
+        self,
+        table: Table,
+        response: engine_pb2.ApplyResponse,
+        w: Write,
+        action: engine_pb2.Action | None = None,
+    ) -> None:
+        """The table after the engine applied ``action`` and the moves of its run, if any
+        (only the game after the last move matters: a run's seats in between move at once,
+        with no deadline to announce)."""
         self.engine_ok = True
-        self.applied += 1
+        self.applied += (action is not None) + len(response.run_actions)
         now = now_ms()
         table.token = response.state.token
         table.engine_seq = response.state.seq
         if response.events:
             self._game_events(table, response.events, w)
             w.outbox.append(self._append_request(table.game_id or "", response.events))
-        kind = action.WhichOneof("kind")
-        if kind == "autoplay":
+        kind = action.WhichOneof("kind") if action is not None else None
+        if action is not None and kind == "autoplay":
             table.seats[action.seat].autoplay = action.autoplay
         if response.game_over:
             self._finish_game(table, response, now, w)
-        elif kind != "autoplay" or table.turn == action.seat:
+        elif action is None or kind != "autoplay" or table.turn == action.seat:
             self._set_turn(table, response.public_view, now, w)
-        if predicted is not None and response.HasField("seat_view"):
-            if len(self._views) > MAX_VIEWS:
-                self._views.clear()
-            self._views[table.table_id] = (
-                table.token or b"",
-                predicted,
-                response.seat_view,
-                earlier,
-            )
-        return response
+
+    async def _run(self, table: Table, seat: int, moves: int, w: Write) -> int:
+        """The engine plays a run from ``seat``'s move, at most ``moves`` moves, in one Apply
+        (ApplyRequest.run; its seats: table.run_seats); returns the moves it made, 0 when the
+        move is to be chosen here (a searching bot, or runs turned off)."""
+        if not self.settings.engine_runs:
+            return 0
+        seats = table_rules.run_seats(table, seat, moves, bots.SEARCHING_LEVELS)
+        if not seats:
+            return 0
+        run = [engine_pb2.RunSeat(seat=i, bot=s.bot_level if s.bot else "", actor=s.player_id)
+               for i, s in ((i, table.seats[i]) for i in seats)]  # fmt: skip
+        request = engine_pb2.ApplyRequest(
+            state=self.token_of(table), run=run, run_moves=moves, public_history_delta=True
+        )
+        if table.turn_deadline_ms is not None:
+            request.turn_deadline.FromMilliseconds(table.turn_deadline_ms)
+        response = await self._engine_gate.call(self.engine.apply, request)
+        self.views.drop(table.table_id)  # no seat view was predicted for the new state
+        self._answered(table, response, w)
+        return max(1, len(response.run_actions))
 
     def _finish_game(
         self, table: Table, response: engine_pb2.ApplyResponse, now: int, w: Write
@@ -514,28 +516,30 @@ class Runner:
                 return False, table
             old = table.seq
             w = Write()
-            await self._due(table, w)
-            await self._run_on(table, w)
+            moves = await self._due(table, w, self.settings.run_moves)
+            await self._run_on(table, w, moves)
             try:
                 return True, await self.commit(table, old, w, advancing=True)
             except Conflict:
                 return True, None  # someone else moved it: look again
 
-    async def _run_on(self, table: Table, w: Write) -> None:
-        """The moves due at once after the one just taken (bots with no think time, seats on
-        auto-play), into the same write, up to RunnerSettings.run_moves and run_ms, or until a
-        call waits for the table.  Nobody sees a run before its write (streams, replay and the
-        table row follow it), so a run lost to a conflict or a crash is taken again."""
+    async def _run_on(self, table: Table, w: Write, made: int) -> None:
+        """The moves due at once after the ``made`` just taken (bots with no think time, seats
+        on auto-play), into the same write, up to RunnerSettings.run_moves and run_ms, or
+        until a call waits for the table.  Nobody sees a run before its write (streams, replay
+        and the table row follow it), so a run lost to a conflict or a crash is taken again."""
         r = self.settings
         started = now_ms()
-        for _ in range(r.run_moves - 1):
+        while made < r.run_moves:
             now = now_ms()
             late = now - started >= r.run_ms or self.locks.wanted(table.table_id)
             if late or not table_rules.moves_at_once(table, now):
                 return
-            await self._due(table, w)
+            made += await self._due(table, w, r.run_moves - made)
 
-    async def _due(self, table: Table, w: Write) -> None:
+    async def _due(self, table: Table, w: Write, moves: int = 1) -> int:
+        """The step due now (a bot's or auto-play seat's move may start a run of up to ``moves``
+        moves, :meth:`_run`); returns the moves made, at least one (a caller counts them)."""
         now = now_ms()
         expired = table_rules.graced(table, now)
         if expired:
@@ -545,13 +549,16 @@ class Runner:
             live = await self.db(self.store.live_seats, table.table_id)
             table_rules.back_in_time(table, [i for i in expired if i in live], w)
             if live & set(expired) and not (expired := [i for i in expired if i not in live]):
-                return  # only the grace was due, and it ended: written as it is
+                return 1  # only the grace was due, and it ended: written as it is
         due = table_rules.due_step(table, now, expired, lambda: bot_seat(table.bot_level), w)
         if due.step is table_rules.Step.DEAL:
             await self._start_game(table, w)
-            return
+            return 1
         if due.step is table_rules.Step.NOTHING or due.seat is None:
-            return
+            return 1
+        chosen_here = due.step not in (table_rules.Step.BOT, table_rules.Step.AUTOPLAY)
+        if not chosen_here and (made := await self._run(table, due.seat, moves, w)):
+            return made
         s = table.seats[due.seat]
         if due.step is table_rules.Step.LEAVE:
             action = engine_pb2.Action(seat=due.seat, leave=True)
@@ -571,21 +578,14 @@ class Runner:
                 chosen = bots.autoplay_move(view)
                 cause = common_pb2.CAUSE_AUTOPLAY
             await self.apply(table, bots.action_message(chosen), s.player_id, cause, w)
+        return 1
 
     async def turn_view(self, table: Table, seat: int) -> rules.SeatView:
-        """The view of ``seat``, the seat to move, for its bot or auto-play: the one the last
-        Apply predicted if it is of this very state, else the engine's GetSeatView."""
-        known = self._views.pop(table.table_id, None)
-        earlier = None
-        if known is not None and known[0] == table.token and known[1] == seat:
-            msg, earlier = known[2], known[3]
-        else:
-            msg = await self._engine_gate.call(self.engine.seat_view, self.token_of(table), seat)
-        view = bots.view_of(msg, earlier)
-        if len(self._deals) > MAX_VIEWS:
-            self._deals.clear()
-        self._deals[table.table_id] = (table.token or b"", (view.deal_no, view.history))
-        return view
+        """The view of ``seat``, the seat to move, for its bot or auto-play (bots.KeptViews)."""
+        return await self.views.view(
+            table.table_id, table.token or b"", seat,
+            lambda: self._engine_gate.call(self.engine.seat_view, self.token_of(table), seat),
+        )  # fmt: skip
 
     async def mark_disconnected(self, table_id: str, seat: int, player: str) -> None:
         """The seat's last stream closed (here, or its instance died): its grace starts."""

@@ -46,6 +46,9 @@ STREAM_LEASE_ENV = "CARDROOM_MATCHMAKER_STREAM_LEASE_S"
 OUTBOX_GATHER_ENV = "CARDROOM_MATCHMAKER_OUTBOX_GATHER_S"
 #: Worker processes for the searching bots' moves (RunnerSettings.bot_processes).
 BOT_PROCESSES_ENV = "CARDROOM_MATCHMAKER_BOT_PROCESSES"
+#: "0": choose every bot and auto-play move here (RunnerSettings.engine_runs), for an engine
+#: older than ApplyRequest.run.
+ENGINE_RUNS_ENV = "CARDROOM_MATCHMAKER_ENGINE_RUNS"
 #: Test only: seat without the pool lock, to show the conditional writes alone hold.
 NO_POOL_LOCK_ENV = "CARDROOM_MATCHMAKER_TEST_NO_POOL_LOCK"
 
@@ -96,6 +99,7 @@ class MatchmakerConfig:
             stream_lease_ms=int(seconds(STREAM_LEASE_ENV, 15, 0.5, 600) * 1000),
             outbox_gather_ms=int(seconds(OUTBOX_GATHER_ENV, 0.2, 0, 10) * 1000),
             bot_processes=count(BOT_PROCESSES_ENV, 1, 0, 64),
+            engine_runs=bool(count(ENGINE_RUNS_ENV, 1, 0, 1)),
         )
         engine_addr = getattr(args, "engine", None) or env.get(ENGINE_ADDR_ENV, "")
         replay_addr = getattr(args, "replay", None) or env.get(REPLAY_ADDR_ENV, "")

@@ -31,7 +31,7 @@ from services.ratings.tables import PlayerRating
 
 from . import access as acc
 from .bots import AUTO_LEVEL, LEVELS
-from .commands import Commands
+from .commands import Commands, seat_or_refuse
 from .runner import Runner, room_message
 from .store import EVENTS_PAGE, HeldError, now_ms, ticket_pool_key
 from .table import Table
@@ -357,7 +357,7 @@ class MatchmakerServicer:
         table_id, player = self._ids(request)
         self.who(context, player)
         table = await self.runner.load(table_id)
-        return table, self.runner.seat_or_refuse(table, player), player
+        return table, seat_or_refuse(table, player), player
 
     @rpc
     async def Subscribe(self, request: M.SubscribeRequest, context: Any) -> AsyncIterator[Any]:

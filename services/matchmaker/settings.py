@@ -42,6 +42,11 @@ class RunnerSettings:
     #: with no think time, seats on auto-play): one conditional write, one wake of its
     #: streams and one outbox row for the run, instead of one each a move.
     run_moves: int = 8
+    #: The engine plays a run's bots (not the searching levels) and auto-play seats itself,
+    #: in one Apply (ApplyRequest.run): one call, one token and no seat view a run instead of
+    #: a GetSeatView, a choice here and an Apply a move.  Off: each move chosen here, as an
+    #: engine older than runs needs.
+    engine_runs: bool = True
     #: A run is written after this long (ms) even if more moves are due: its streams see
     #: the moves soon, and the table's lease (HOLD_MS) never lapses under a run.
     run_ms: int = 100

@@ -471,6 +471,26 @@ def moves_at_once(table: Table, now: int) -> bool:
     return seat.bot or seat.autoplay
 
 
+def run_seats(table: Table, seat: int, moves: int, searching: frozenset[str]) -> list[int]:
+    """The seats whose moves the engine may make in one run (ApplyRequest.run) that starts
+    with ``seat``'s, a bot's or an auto-play seat's move that is due: that seat, and, if the
+    run may make more than one move, every seat whose moves are due at once (as in
+    :func:`moves_at_once`: bots with no think time, seats on auto-play).  No bot of a
+    ``searching`` level (the engine does not play them); none if ``seat``'s is one."""
+
+    def runnable(i: int, at_once: bool) -> bool:
+        s = table.seats[i]
+        if s.bot:
+            return s.bot_level not in searching and not (at_once and table.timers.bot_think_ms)
+        return s.autoplay
+
+    if not runnable(seat, False):
+        return []
+    if moves <= 1:
+        return [seat]
+    return [seat] + [i for i in range(len(table.seats)) if i != seat and runnable(i, True)]
+
+
 def back_in_time(table: Table, seats: list[int], fx: Effects) -> None:
     """Seats whose grace ran out but whose stream is open after all (on another instance,
     its "connected" write having lost a race with this seat's "disconnected")."""

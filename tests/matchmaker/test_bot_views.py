@@ -1,9 +1,11 @@
 """A bot's view is the deal's history this matchmaker kept plus what each Apply added
 (``history_delta``): at every bot and auto-play move of whole games it must equal the
-engine's full seat view, redeals included."""
+engine's full seat view, redeals included.  (These are the moves the matchmaker chooses
+itself: a searching bot's, or every one with engine runs off, as here.)"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -14,7 +16,7 @@ from services import rules
 from services.matchmaker import bots
 from services.matchmaker.runner import Runner
 
-from .conftest import SHORT, Cluster, seated, wait_for
+from .conftest import FAST, SHORT, Cluster, seated, wait_for
 from .test_games import VARIANTS, act, enqueue
 
 M = matchmaker_pb2
@@ -45,6 +47,9 @@ def test_every_bot_view_equals_the_engines_full_view(
 
     monkeypatch.setattr(bots, "view_of", counting_view_of)
     monkeypatch.setattr(Runner, "turn_view", checking)
+    cluster.stop_mm()
+    cluster.runner = dataclasses.replace(FAST, engine_runs=False)
+    cluster.start_mm()
     stub = cluster.mm()
     ticket = seated(stub, enqueue(stub, "ann", variant, timers=SHORT).ticket_id)
     ids = {"table_id": ticket.table_id, "player_id": "ann"}

@@ -158,6 +158,24 @@ def test_only_a_bot_or_an_auto_play_seat_due_now_moves_on_in_the_same_write() ->
     assert not T.moves_at_once(table, 1000 + TIMERS["grace_ms"])  # the escape is due first
 
 
+def test_the_engine_plays_a_run_of_the_seats_that_move_at_once() -> None:
+    # Runner._run hands these seats to one Apply (ApplyRequest.run).
+    searching = frozenset({"hard"})
+    table = started("ann", "bob")  # two people and a normal bot that thinks 50 ms
+    assert T.run_seats(table, 2, 8, searching) == [2]  # the bot, due; nobody else at once
+    assert T.run_seats(table, 0, 8, searching) == []  # a person's move is not the engine's
+    table.seats[0].autoplay = True
+    assert T.run_seats(table, 2, 8, searching) == [2, 0]  # auto-play moves at once
+    assert T.run_seats(table, 0, 8, searching) == [0]  # the bot thinks: not at once
+    assert T.run_seats(table, 2, 1, searching) == [2]  # one move: the due seat's alone
+    table = started("ann", "bob")
+    table.config["timers"]["bot_think_ms"] = 0  # (read once: before the timers are read)
+    table.seats[0].autoplay = True
+    assert T.run_seats(table, 0, 8, searching) == [0, 2]
+    assert T.run_seats(table, 0, 8, frozenset({"normal"})) == [0]  # searched elsewhere
+    assert T.run_seats(table, 2, 8, frozenset({"normal"})) == []
+
+
 def test_a_grace_that_ends_mid_game_is_an_escape() -> None:
     table = started("ann")
     T.set_turn(table, 1, False, 0, T.Effects())
