@@ -17,10 +17,10 @@ from .test_games import Stream, act, enqueue
 M = matchmaker_pb2
 
 
-@pytest.mark.parametrize("variant", ["doudizhu3", "zhengshangyou2"])
-def test_a_table_on_auto_play_moves_in_runs(
-    cluster: Cluster, variant: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def engine_applies(
+    cluster: Cluster, monkeypatch: pytest.MonkeyPatch
+) -> list[engine_pb2.ApplyRequest]:
+    """Every Apply request the running matchmaker sends the engine from now on."""
     runner = cluster.the_runner()
     calls: list[engine_pb2.ApplyRequest] = []
     real = runner.engine.apply
@@ -30,6 +30,14 @@ def test_a_table_on_auto_play_moves_in_runs(
         return await real(request)
 
     monkeypatch.setattr(runner.engine, "apply", counting)
+    return calls
+
+
+@pytest.mark.parametrize("variant", ["doudizhu3", "zhengshangyou2"])
+def test_a_table_on_auto_play_moves_in_runs(
+    cluster: Cluster, variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = engine_applies(cluster, monkeypatch)
     stub = cluster.mm()
     ticket = seated(stub, enqueue(stub, "ann", variant, bot_level="easy").ticket_id)
     ids = {"table_id": ticket.table_id, "player_id": "ann"}
@@ -69,15 +77,7 @@ def test_with_runs_off_every_move_is_chosen_here(
     cluster.stop_mm()
     cluster.runner = dataclasses.replace(FAST, engine_runs=False)
     cluster.start_mm()
-    runner = cluster.the_runner()
-    calls: list[engine_pb2.ApplyRequest] = []
-    real = runner.engine.apply
-
-    async def counting(request: engine_pb2.ApplyRequest) -> Any:
-        calls.append(request)
-        return await real(request)
-
-    monkeypatch.setattr(runner.engine, "apply", counting)
+    calls = engine_applies(cluster, monkeypatch)
     stub = cluster.mm()
     ticket = seated(stub, enqueue(stub, "bea", "doudizhu3", bot_level="easy").ticket_id)
     ids = {"table_id": ticket.table_id, "player_id": "bea"}
