@@ -111,14 +111,32 @@ def test_no_play_is_generated_twice(v: Variant, data: st.DataObject) -> None:
 def test_move_ids_are_the_plays_in_order(v: Variant, data: st.DataObject) -> None:
     # legal_ids lists legal_plays' moves as ints, in the same order, whatever form `last`
     # takes; play_from_id turns each back into that play, and distinct plays have distinct ids.
+    # (Bare cards read as their default reading, which for ambiguous cards is not always the
+    # drawn play's: 3s3h3c4s4h4c5s5h5c6s is plane_two:4 or, by default, plane_two:5.)
     hand, last = data.draw(positions(v, max_hand=v.hand_size + v.bottom_size))
     plays = rules.legal_plays(v, hand, last=() if last is None else last)
     forms: list[object] = [None, ()] if last is None else [last, last.pattern, last.cards]
     for form in forms:
+        expected = rules.legal_plays(v, hand, last=() if form is None else form)  # type: ignore[arg-type]
         ids = rules.legal_ids(v, hand, form)  # type: ignore[arg-type]
-        assert len(ids) == len(plays)
-        assert [rules.play_from_id(v, i) for i in ids] == list(plays)
+        assert len(ids) == len(expected)
+        assert [rules.play_from_id(v, i) for i in ids] == list(expected)
     assert len(set(rules.legal_ids(v, hand, last))) == len(plays)
+
+
+def test_bare_cards_of_an_ambiguous_play_answer_as_their_default_reading() -> None:
+    # The example CI's hypothesis run found: the cards alone are the higher plane.
+    v = rules.variant("zhengshangyou1")
+    hand = rules.parse_cards("3s3h3c3d4s4h4c4d5s5h5c5d6s")
+    cards = rules.parse_cards("3s3h3c4s4h4c5s5h5c6s")
+    low = rules.Play(tuple(cards), rules.classify(v, cards, reading="plane_two:4"))
+    assert rules.classify(v, cards).order > low.pattern.order
+    for last in (low, tuple(cards)):
+        ids = rules.legal_ids(v, hand, last)
+        assert [rules.play_from_id(v, i) for i in ids] == list(
+            rules.legal_plays(v, hand, last=last)
+        )
+    assert len(rules.legal_ids(v, hand, low)) == len(rules.legal_ids(v, hand, tuple(cards))) + 1
 
 
 PLANES = [
