@@ -409,8 +409,14 @@ def test_replay_down_games_go_on_and_the_outbox_drains(cluster: Cluster) -> None
     cluster.start_replay()  # on the same port
     game_id = f"{table_id}.1"
     wait_for(lambda: (v := verify(cluster, game_id)).ok and v.settlement_json, timeout=30)
-    with engine.connect() as conn:
-        wait_for(lambda: conn.execute(select(func.count()).select_from(outbox)).scalar_one() == 0)
+
+    def pending() -> int:
+        # A connection of its own each time: one kept open reads, in SQLite's WAL mode, the
+        # snapshot its first read began, and would never see the outbox drain.
+        with engine.connect() as conn:
+            return int(conn.execute(select(func.count()).select_from(outbox)).scalar_one())
+
+    wait_for(lambda: pending() == 0)
     engine.dispose()
     stream.close()
 
