@@ -6,7 +6,8 @@
 * Engine Apply rate: N games at once straight against the engine, one Apply (a timeout, the
   auto-play move) per action.
 * Matchmaker: N tables of one human with auto-play on and two bots with zero think time; each
-  game ends, the human is ready again and turns auto-play on again.  The engine plays a run
+  game ends, the human is ready again and turns auto-play on again.  Each reads its seat's
+  stream with SubscribeBatched (a write's events in one message).  The engine plays a run
   of their moves in one Apply (ApplyRequest.run; the runner's calls go out gathered, as
   ApplyBatch calls), and a run is one conditional write with its events and outbox row.
   With CARDROOM_MATCHMAKER_ENGINE_RUNS=0, every move is chosen by the matchmaker: a
@@ -31,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import grpc
@@ -76,6 +77,9 @@ HUMAN_TABLES = 16
 BOT_LEVEL = "easy"
 #: Games in flight against the bare engine: enough to saturate its one worker.
 ENGINE_GAMES = 16
+#: "single": the bench's tables read their seat's stream with Subscribe (one event a
+#: message) instead of SubscribeBatched, for an A/B of the two.
+STREAM_ENV = "CARDROOM_BENCH_STREAM"
 
 
 def replay_url(db_url: str) -> str:
@@ -186,6 +190,38 @@ async def leave_all(stub: Any, tables_of: dict[str, str]) -> None:
             await stub.LeaveTable(M.LeaveTableRequest(table_id=table_id, player_id=player))
 
 
+async def batched(stream: Any) -> AsyncIterator[Any]:
+    """The events of a SubscribeBatched stream, one by one."""
+    async for batch in stream:
+        for ev in batch.events:
+            yield ev
+
+
+def stream_name() -> str:
+    return "Subscribe" if os.environ.get(STREAM_ENV, "").strip() == "single" else "SubscribeBatched"
+
+
+def subscribe(stub: Any, request: M.SubscribeRequest) -> Any:
+    """The seat's stream the way a back end following many tables reads it: SubscribeBatched
+    (every event of a write in one message); Subscribe with CARDROOM_BENCH_STREAM=single."""
+    if stream_name() == "Subscribe":
+        return stub.Subscribe(request)
+    return StreamEvents(stub.SubscribeBatched(request))
+
+
+class StreamEvents:
+    """A SubscribeBatched call read as its events (cancel() cancels the call)."""
+
+    def __init__(self, call: Any) -> None:
+        self.call = call
+
+    def __aiter__(self) -> AsyncIterator[Any]:
+        return batched(self.call)
+
+    def cancel(self) -> None:
+        self.call.cancel()
+
+
 async def matchmaker_rate(
     target: str, duration: float, tables: int, pids: dict[str, int] | None = None
 ) -> tuple[float, int, dict[str, float]]:
@@ -207,7 +243,7 @@ async def matchmaker_rate(
             ticket = await sit_alone(stub, player, timers)
             tables_of[player] = ticket.table_id
             ids: dict[str, Any] = {"table_id": ticket.table_id, "player_id": player}
-            stream = stub.Subscribe(M.SubscribeRequest(**ids))
+            stream = subscribe(stub, M.SubscribeRequest(**ids))
             await stub.Ready(M.ReadyRequest(**ids))
             async for ev in stream:
                 if stop.is_set():
@@ -438,7 +474,9 @@ def matchmaker_section(ctx: Context) -> list[BenchTable]:
         "(on SQLite, replay in a file of its own: one file has one writer at a time).  A "
         "matchmaker action is a move of a run that the engine plays in one Apply (the bots' and "
         "the auto-play seat's moves, ApplyRequest.run; the runner's calls gathered into "
-        "ApplyBatch calls), one conditional write (events, outbox) a run.  With "
+        "ApplyBatch calls), one conditional write (events, outbox) a run.  Each table's "
+        f"seat stream is read as a back end following many tables reads it, {stream_name()} "
+        "(CARDROOM_BENCH_STREAM=single: Subscribe, one event a message).  With "
         "CARDROOM_MATCHMAKER_ENGINE_RUNS=0: each move the bot's choice here from its seat view "
         "(a GetSeatView unless the last Apply predicted it) and an Apply.  "
         "Load: the same bot tables with a think time sized for ~70% of the measured rate (a "

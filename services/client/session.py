@@ -1,5 +1,5 @@
 """One player's gRPC session against the matchmaker's public API, and nothing else:
-Enqueue, WatchTicket, Subscribe (resumed after the last seq seen, reconnecting by itself),
+Enqueue, WatchTicket, SubscribeBatched (resumed after the last seq seen, reconnecting by itself),
 GetTable, Ready, Act, GetHint, LeaveTable, GetPlayer.
 
 Every method blocks (the app calls them from worker threads).  :meth:`Session.close` ends
@@ -222,14 +222,15 @@ class Session:
                 table_id=self.table_id, player_id=self.player_id, after_seq=self.last_seq
             )
             try:
-                call = self.stub.Subscribe(request, metadata=self.metadata)
+                # Batched: a run of bot moves is one message, not one each.
+                call = self.stub.SubscribeBatched(request, metadata=self.metadata)
             except ValueError:
                 return
             self._track(call)
             if on_state is not None:
                 on_state("connected")
             try:
-                for ev in call:
+                for ev in (ev for batch in call for ev in batch.events):
                     if ev.seq <= self.last_seq:
                         continue  # never deliver one twice
                     self.last_seq = ev.seq

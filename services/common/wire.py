@@ -320,6 +320,19 @@ def with_body(event: common_pb2.Event) -> common_pb2.Event:
     return event
 
 
+def trick_move(event: common_pb2.Event) -> tuple[int | None, str]:
+    """A play's or a pass's seat and cards ("" for a pass): from its typed body when it has
+    one (the engine's answers do: no JSON to parse), else from data_json."""
+    body = event.WhichOneof("body")
+    if body == "play":
+        return event.play.seat, event.play.cards
+    if body == "pass":
+        return getattr(event, "pass").seat, ""
+    data = data_of(event)
+    seat = data.get("seat", event.envelope.seat)
+    return (seat if isinstance(seat, int) else None), str(data.get("cards", ""))
+
+
 def without_body(event: common_pb2.Event) -> common_pb2.Event:
     """``event`` without its typed body (in place, and returned): the form the replay store
     keeps and hashes, whatever a writer sent (data_json is the body that counts)."""

@@ -11,12 +11,25 @@ from typing import Any
 from services.common import logging as clog
 from services.common.grpc_errors import ServiceError
 from services.common.reasons import ServiceReason
-from services.common.wire import replay_pb2
+from services.common.wire import replay_pb2, without_body
 
 from .clients import Replay, Unreachable
 from .store import Store
 
 log = clog.get_logger("cardroom.matchmaker")
+
+
+def append_request(game_id: str, events: Any) -> replay_pb2.AppendEventsRequest:
+    """The append of a write's engine events (an outbox row), without their typed bodies:
+    replay keeps and hashes data_json alone (wire.without_body), and the row, the append
+    and replay's parse of it are a third smaller."""
+    first = events[0].envelope.seq
+    request = replay_pb2.AppendEventsRequest(
+        game_id=game_id, expected_seq=first - 1, events=events, request_id=f"mm:{game_id}:{first}"
+    )
+    for event in request.events:
+        without_body(event)
+    return request
 
 
 class Outbox:

@@ -30,13 +30,13 @@ from services.common.db import database_unavailable
 from services.common.fields import room_of, variant_in_room
 from services.common.grpc_errors import ServiceError, not_found
 from services.common.reasons import ServiceReason
-from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, replay_pb2
+from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2, trick_move
 
 from . import bots
 from . import table as table_rules
 from .backends import Conflict, WouldWait, run_on_loop
 from .clients import Engine, Replay, Unreachable
-from .outbox import Outbox
+from .outbox import Outbox, append_request
 from .priority import (
     EngineGate,
     Priority,
@@ -306,7 +306,8 @@ class Runner:
     @staticmethod
     def _game_events(table: Table, events: Any, w: Write) -> None:
         for e in events:
-            table_rules.trick_event(table, e.type, e.data_json, e.envelope.seat)
+            seat, cards = trick_move(e) if e.type in table_rules.TRICK_MOVES else (None, "")
+            table_rules.trick_event(table, e.type, seat, cards)
             vis = e.envelope.visibility
             if vis == common_pb2.VISIBILITY_AUDITOR:
                 continue  # the header: its seed reveals every hand; replay keeps it
@@ -342,18 +343,8 @@ class Runner:
             table.first_bidder = response.public_view.turn
         table_rules.start_game(table, game_id, now, w)
         self._game_events(table, response.events, w)
-        w.outbox.append(self._append_request(game_id, response.events))
+        w.outbox.append(append_request(game_id, response.events))
         self._set_turn(table, response.public_view, now, w)
-
-    @staticmethod
-    def _append_request(game_id: str, events: Any) -> replay_pb2.AppendEventsRequest:
-        first = events[0].envelope.seq
-        return replay_pb2.AppendEventsRequest(
-            game_id=game_id,
-            expected_seq=first - 1,
-            events=list(events),
-            request_id=f"mm:{game_id}:{first}",
-        )
 
     async def apply(
         self,
@@ -403,7 +394,7 @@ class Runner:
         table.engine_seq = response.state.seq
         if response.events:
             self._game_events(table, response.events, w)
-            w.outbox.append(self._append_request(table.game_id or "", response.events))
+            w.outbox.append(append_request(table.game_id or "", response.events))
         kind = action.WhichOneof("kind") if action is not None else None
         if action is not None and kind == "autoplay":
             table.seats[action.seat].autoplay = action.autoplay

@@ -10,9 +10,10 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
+import contextlib
 import json
 import math
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from typing import Any
 
 import grpc
@@ -361,6 +362,25 @@ class MatchmakerServicer:
 
     @rpc
     async def Subscribe(self, request: M.SubscribeRequest, context: Any) -> AsyncIterator[Any]:
+        async with contextlib.aclosing(self._seat_stream(request, context)) as reads:
+            async for events in reads:
+                for ev in events:
+                    yield ev
+
+    @rpc
+    async def SubscribeBatched(
+        self, request: M.SubscribeRequest, context: Any
+    ) -> AsyncIterator[Any]:
+        async with contextlib.aclosing(self._seat_stream(request, context)) as reads:
+            async for events in reads:
+                yield M.TableEventBatch(events=events)
+
+    async def _seat_stream(
+        self, request: M.SubscribeRequest, context: Any
+    ) -> AsyncGenerator[list[M.TableEvent], None]:
+        """The seat's stream (Subscribe, SubscribeBatched): the events each read of the log
+        finds that the seat may see, never an empty list.  Open, the seat is connected; its
+        end (the client gone, the seat's departure, a graceful stop) starts the grace."""
         after = limits.seq(request.after_seq, "after_seq")
         with self.commands.opening(after):
             table, seat, player = await self._seated(request, context)
@@ -379,10 +399,9 @@ class MatchmakerServicer:
                 # stream path's database work); another instance's, from the log.
                 armed = waker.future(table_id)
                 rows, after, full = await self._events_after(table_id, seat, after)
-                departed = False
-                for ev in rows:
-                    departed = departed or ev.type in DEPARTURES
-                    yield ev
+                departed = any(ev.type in DEPARTURES for ev in rows)
+                if rows:
+                    yield rows
                 if full:
                     continue
                 # Hundreds of idle streams polling 4×/s each were most of an instance's load:
@@ -406,8 +425,8 @@ class MatchmakerServicer:
                 if now is None or now.state == "closed" or now.seat_of(player) != seat:
                     # Gone: end once every event before the departure is delivered.
                     rows, after, _ = await self._events_after(table_id, seat, after)
-                    for ev in rows:
-                        yield ev
+                    if rows:
+                        yield rows
                     return
                 woken = await waker.wait(table_id, poll, armed)
                 if waker.stopped:

@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -320,23 +319,24 @@ def spaced(cards: str) -> str:
     return " ".join(cards[i : i + 2] for i in range(0, len(cards), 2))
 
 
-def trick_event(table: Table, event_type: str, data_json: str, seat: int | None = None) -> None:
+#: The game events that are a seat's part in a trick.
+TRICK_MOVES = frozenset({"play", "pass"})
+
+
+def trick_event(table: Table, event_type: str, seat: int | None, cards: str = "") -> None:
     """A game event's part in the trick at a glance (each seat's ``last_action``): a play
     shows its cards, a pass shows "pass" (only in a trick someone has played in: a pass in
     the bidding is no part of a trick), and a new trick (or deal, or the end) clears them.
-    ``data_json``: the engine event's body; ``seat``: its envelope's seat, if the body has
-    none."""
+    ``seat`` and ``cards``: the play's or pass's (the caller reads them from the event)."""
     if event_type in TRICK_RESETS:
         clear_trick(table)
         return
-    if event_type not in ("play", "pass"):
+    if event_type not in TRICK_MOVES:
         return
-    data = json.loads(data_json or "{}")
-    seat = data.get("seat", seat)
     if not isinstance(seat, int) or not 0 <= seat < len(table.seats):
         return
     if event_type == "play":
-        table.seats[seat].last_action = spaced(str(data.get("cards", "")))
+        table.seats[seat].last_action = spaced(cards)
     elif any(s.last_action not in (None, "pass") for s in table.seats):
         table.seats[seat].last_action = "pass"
 

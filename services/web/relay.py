@@ -190,15 +190,17 @@ class SeatRelay:
             request = M.SubscribeRequest(
                 table_id=self.table_id, player_id=self.player, after_seq=self.last_seq
             )
-            call = self.b.mm.Subscribe(request, metadata=self.b.mm_metadata())
+            # Batched: a run of bot moves is one message from the matchmaker, not one each.
+            call = self.b.mm.SubscribeBatched(request, metadata=self.b.mm_metadata())
             await self.send({"t": "conn", "state": "connected"})
             try:
-                async for ev in call:
-                    if ev.seq <= self.last_seq:
-                        continue
-                    self.last_seq = ev.seq
-                    delay = 0.2
-                    await self.on_event(ev)
+                async for batch in call:
+                    for ev in batch.events:
+                        if ev.seq <= self.last_seq:
+                            continue
+                        self.last_seq = ev.seq
+                        delay = 0.2
+                        await self.on_event(ev)
             except grpc.RpcError as exc:
                 if details(exc).reason in FINAL_REASONS:
                     await self.send({"t": "conn", "state": "ended"})

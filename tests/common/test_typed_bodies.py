@@ -304,3 +304,19 @@ def test_a_table_events_body() -> None:
     for kind, data in bodies.items():
         ev = wire.table_event_with_body(table_event(kind, data))
         assert check_table_event(ev) == [], kind
+
+
+def test_a_trick_move_reads_the_typed_body_else_data_json() -> None:
+    """wire.trick_move (the matchmaker's trick at a glance): the same seat and cards from the
+    typed body and from data_json alone; a body without a seat takes the envelope's."""
+    play = rules.Event("play", 1, {"cards": "3s3hTd", "pattern": "x", "left": 4})
+    pas = rules.Event("pass", 2, {})
+    for e, want in ((play, (1, "3s3hTd")), (pas, (2, ""))):
+        typed = wire.event_message(e, typed=True)
+        assert typed.WhichOneof("body") == e.type
+        assert wire.trick_move(typed) == want
+        assert wire.trick_move(wire.without_body(typed)) == want
+    bare = common_pb2.Event(type="pass", data_json="{}")
+    bare.envelope.seat = 2
+    assert wire.trick_move(bare) == (2, "")
+    assert wire.trick_move(common_pb2.Event(type="pass", data_json='{"seat": "x"}')) == (None, "")

@@ -95,8 +95,9 @@ def test_table_calls(
         (stub.ListTables, M.ListTablesRequest(variant=player[:10], state=len(table) % 5)),
     ]:
         assert code(fn, req) not in BAD
-    assert code(stub.Subscribe, M.SubscribeRequest(table_id=table, player_id=player),
-                stream=True) not in BAD  # fmt: skip
+    for subscribe in (stub.Subscribe, stub.SubscribeBatched):
+        assert code(subscribe, M.SubscribeRequest(table_id=table, player_id=player),
+                    stream=True) not in BAD  # fmt: skip
     assert code(stub.WatchTicket, M.GetTicketRequest(ticket_id=table), stream=True) not in BAD
 
 
@@ -106,7 +107,8 @@ def test_bodies_that_do_not_parse(cluster: Cluster, body: bytes) -> None:
     assert cluster.mm_server is not None
     with grpc.insecure_channel(cluster.mm_server.target) as ch:
         for method, stream in [("Enqueue", False), ("Act", False), ("Subscribe", True),
-                               ("WatchTicket", True), ("GetPlayer", False)]:  # fmt: skip
+                               ("SubscribeBatched", True), ("WatchTicket", True),
+                               ("GetPlayer", False)]:  # fmt: skip
             path = f"/cardroom.v1.MatchmakerService/{method}"
             fn = ch.unary_stream(path) if stream else ch.unary_unary(path)
             assert code(fn, body, stream) not in BAD

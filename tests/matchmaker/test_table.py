@@ -5,7 +5,6 @@ commands and clocks that keeps the table's invariants."""
 from __future__ import annotations
 
 import itertools
-import json
 from typing import Any
 
 import pytest
@@ -222,18 +221,19 @@ def test_a_table_whose_last_person_leaves_closes_after_the_game() -> None:
 # --------------------------------------------------------------------------- the trick
 def test_the_trick_at_a_glance_shows_plays_and_passes_until_a_new_trick() -> None:
     table = started("ann", "bob")
-    T.trick_event(table, "pass", '{"seat": 0}')  # a pass in the bidding: no trick yet
+    T.trick_event(table, "pass", 0)  # a pass in the bidding: no trick yet
     assert [s.last_action for s in table.seats] == [None, None, None]
-    T.trick_event(table, "landlord", '{"seat": 1, "bid": 1}')
-    T.trick_event(table, "play", '{"seat": 1, "cards": "3s3hTd", "pattern": "x"}')
-    T.trick_event(table, "pass", "{}", 2)  # the seat from the envelope
+    T.trick_event(table, "landlord", 1)
+    T.trick_event(table, "play", 1, "3s3hTd")
+    T.trick_event(table, "pass", 2)
+    T.trick_event(table, "pass", 7)  # no such seat: nothing
     assert [s.last_action for s in table.seats] == [None, "3s 3h Td", "pass"]
     assert table.seats[1].to_json()["last_action"] == "3s 3h Td"
     assert T.Seat.from_json(table.seats[1].to_json()) == table.seats[1]  # stored and read
-    T.trick_event(table, "new_trick", '{"seat": 1}')
+    T.trick_event(table, "new_trick", 1)
     assert [s.last_action for s in table.seats] == [None, None, None]
     assert "last_action" not in table.seats[1].to_json()  # the stored keys as before
-    T.trick_event(table, "play", '{"seat": 1, "cards": "RJ BJ"}')
+    T.trick_event(table, "play", 1, "RJ BJ")
     fx = T.Effects()
     hands = [["3s", "4d"], [], ["2c"]]
     T.finish_game(table, [2, -4, 2], None, {}, "doudizhu", 9, fx, make_bot, hands)
@@ -255,7 +255,7 @@ def test_the_trick_follows_every_game_the_rules_play(variant: str, seed: str, pi
     when the seat to move leads nobody has a mark.  At the end, hands_at_end holds every
     card nobody played, as the engine's public view of the ended game gives them."""
     from services import rules
-    from services.common.wire import view_message
+    from services.common.wire import event_message, trick_move, view_message
     from services.matchmaker.runner import hands_at_end
 
     state = rules.new_game(variant, seed=seed)
@@ -266,7 +266,10 @@ def test_the_trick_follows_every_game_the_rules_play(variant: str, seed: str, pi
         action = picks.choice(rules.legal_actions(state))
         state, events = rules.apply(state, action)
         for e in events:
-            T.trick_event(table, e.type, json.dumps(dict(e.data)), e.seat)
+            # As the runner reads the engine's answer: the typed body of the event.
+            msg = event_message(e, typed=True)
+            seat, cards = trick_move(msg) if e.type in T.TRICK_MOVES else (None, "")
+            T.trick_event(table, e.type, seat, cards)
             if e.type == "play":
                 played += rules.parse_cards(e.data["cards"])
         view = rules.public_view(state)

@@ -257,6 +257,12 @@ class TableClosedEvent(_message.Message):
     games: int
     def __init__(self, games: _Optional[int] = ...) -> None: ...
 
+class TableEventBatch(_message.Message):
+    __slots__ = ("events",)
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
+    events: _containers.RepeatedCompositeFieldContainer[TableEvent]
+    def __init__(self, events: _Optional[_Iterable[_Union[TableEvent, _Mapping]]] = ...) -> None: ...
+
 class SubscribeRequest(_message.Message):
     __slots__ = ("table_id", "player_id", "after_seq")
     TABLE_ID_FIELD_NUMBER: _ClassVar[int]

@@ -66,6 +66,11 @@ class MatchmakerServiceStub:
                 request_serializer=cardroom_dot_v1_dot_matchmaker__pb2.SubscribeRequest.SerializeToString,
                 response_deserializer=cardroom_dot_v1_dot_matchmaker__pb2.TableEvent.FromString,
                 _registered_method=True)
+        self.SubscribeBatched = channel.unary_stream(
+                '/cardroom.v1.MatchmakerService/SubscribeBatched',
+                request_serializer=cardroom_dot_v1_dot_matchmaker__pb2.SubscribeRequest.SerializeToString,
+                response_deserializer=cardroom_dot_v1_dot_matchmaker__pb2.TableEventBatch.FromString,
+                _registered_method=True)
         self.GetTable = channel.unary_unary(
                 '/cardroom.v1.MatchmakerService/GetTable',
                 request_serializer=cardroom_dot_v1_dot_matchmaker__pb2.GetTableRequest.SerializeToString,
@@ -164,6 +169,17 @@ class MatchmakerServiceServicer:
         starts after `after_seq` (0: from the table's first event).  An open stream is a
         connected seat.  A graceful stop of the server ends it (SERVER_STOPPING): resume after
         the last seq received.  Errors: TABLE_NOT_FOUND, NOT_SEATED, SERVER_STOPPING.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def SubscribeBatched(self, request, context):
+        """Subscribe's stream, several events to a message: each message holds the events one read
+        of the table's log found (every event of a write together: a run of bot moves arrives
+        as one message), in the same order, with the same seqs, resumed and ended the same way.
+        For a back end following many tables: a message costs both ends more than its events.
+        Errors: TABLE_NOT_FOUND, NOT_SEATED, SERVER_STOPPING.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -273,6 +289,11 @@ def add_MatchmakerServiceServicer_to_server(servicer, server):
                     servicer.Subscribe,
                     request_deserializer=cardroom_dot_v1_dot_matchmaker__pb2.SubscribeRequest.FromString,
                     response_serializer=cardroom_dot_v1_dot_matchmaker__pb2.TableEvent.SerializeToString,
+            ),
+            'SubscribeBatched': grpc.unary_stream_rpc_method_handler(
+                    servicer.SubscribeBatched,
+                    request_deserializer=cardroom_dot_v1_dot_matchmaker__pb2.SubscribeRequest.FromString,
+                    response_serializer=cardroom_dot_v1_dot_matchmaker__pb2.TableEventBatch.SerializeToString,
             ),
             'GetTable': grpc.unary_unary_rpc_method_handler(
                     servicer.GetTable,
@@ -461,6 +482,33 @@ class MatchmakerService:
             '/cardroom.v1.MatchmakerService/Subscribe',
             cardroom_dot_v1_dot_matchmaker__pb2.SubscribeRequest.SerializeToString,
             cardroom_dot_v1_dot_matchmaker__pb2.TableEvent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SubscribeBatched(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/cardroom.v1.MatchmakerService/SubscribeBatched',
+            cardroom_dot_v1_dot_matchmaker__pb2.SubscribeRequest.SerializeToString,
+            cardroom_dot_v1_dot_matchmaker__pb2.TableEventBatch.FromString,
             options,
             channel_credentials,
             insecure,
