@@ -42,6 +42,7 @@ from services import rules
 from services.common.db import make_engine
 from services.common.migrate import upgrade
 from services.common.wire import (
+    batched_events,
     engine_pb2,
     engine_pb2_grpc,
     matchmaker_pb2,
@@ -190,13 +191,6 @@ async def leave_all(stub: Any, tables_of: dict[str, str]) -> None:
             await stub.LeaveTable(M.LeaveTableRequest(table_id=table_id, player_id=player))
 
 
-async def batched(stream: Any) -> AsyncIterator[Any]:
-    """The events of a SubscribeBatched stream, one by one."""
-    async for batch in stream:
-        for ev in batch.events:
-            yield ev
-
-
 def stream_name() -> str:
     return "Subscribe" if os.environ.get(STREAM_ENV, "").strip() == "single" else "SubscribeBatched"
 
@@ -216,7 +210,7 @@ class StreamEvents:
         self.call = call
 
     def __aiter__(self) -> AsyncIterator[Any]:
-        return batched(self.call)
+        return batched_events(self.call)
 
     def cancel(self) -> None:
         self.call.cancel()

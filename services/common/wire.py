@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Mapping
 from typing import Any, Final
 
 from cardroom.v1 import (
@@ -338,6 +338,15 @@ def without_body(event: common_pb2.Event) -> common_pb2.Event:
     keeps and hashes, whatever a writer sent (data_json is the body that counts)."""
     event.ClearField("body")
     return event
+
+
+async def batched_events(
+    call: AsyncIterable[matchmaker_pb2.TableEventBatch],
+) -> AsyncIterator[matchmaker_pb2.TableEvent]:
+    """The items of a SubscribeBatched stream one by one, as Subscribe would give them."""
+    async for batch in call:
+        for event in batch.events:
+            yield event
 
 
 def table_event_with_body(event: matchmaker_pb2.TableEvent) -> matchmaker_pb2.TableEvent:

@@ -40,8 +40,12 @@ class RunnerSettings:
     background_steps: int = 16
     #: Moves at a table written together when each is due at once after the last (bots
     #: with no think time, seats on auto-play): one conditional write, one wake of its
-    #: streams and one outbox row for the run, instead of one each a move.
-    run_moves: int = 8
+    #: streams and one outbox row for the run, instead of one each a move.  16: the bench's
+    #: bot tables (alternated runs, same tree) cost the matchmaker 0.26-0.33 ms of CPU an
+    #: action against 0.33-0.39 at 8, and 32 saved little more; a run is one engine call,
+    #: and a person's Apply may wait behind a batch of them (at 16, ~1-2 ms of the engine's
+    #: worker a run).
+    run_moves: int = 16
     #: The engine plays a run's bots (not the searching levels) and auto-play seats itself,
     #: in one Apply (ApplyRequest.run): one call, one token and no seat view a run instead of
     #: a GetSeatView, a choice here and an Apply a move.  Off: each move chosen here, as an

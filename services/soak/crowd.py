@@ -38,6 +38,7 @@ from services import rules
 from services.common.console import fail
 from services.common.grpc_errors import details
 from services.common.wire import (
+    batched_events,
     engine_pb2,
     matchmaker_pb2,
     matchmaker_pb2_grpc,
@@ -319,11 +320,12 @@ class Seat:
         dropped: float | None = None  # when this seat last closed its stream (monotonic)
         while not self.closed.is_set():
             sent = time.monotonic()
-            call = self.p.stub(any_instance=True).Subscribe(
+            # Batched, as the first-party clients (terminal, web relay) read a seat's stream.
+            call = self.p.stub(any_instance=True).SubscribeBatched(
                 M.SubscribeRequest(**self.ids, after_seq=self.last_seq), metadata=self.crowd.meta
             )
             try:
-                async for ev in call:
+                async for ev in batched_events(call):
                     if ev.seq <= self.last_seq:
                         self.crowd.stats.faults.append(
                             f"table {self.table_id}: seq {ev.seq} after {self.last_seq}"

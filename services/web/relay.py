@@ -25,7 +25,13 @@ import structlog
 from services import rules
 from services.client import render
 from services.common.grpc_errors import details
-from services.common.wire import common_pb2, engine_pb2, matchmaker_pb2_grpc, replay_pb2_grpc
+from services.common.wire import (
+    batched_events,
+    common_pb2,
+    engine_pb2,
+    matchmaker_pb2_grpc,
+    replay_pb2_grpc,
+)
 from services.common.wire import matchmaker_pb2 as M
 from services.ratings.model import teams_of
 
@@ -194,13 +200,12 @@ class SeatRelay:
             call = self.b.mm.SubscribeBatched(request, metadata=self.b.mm_metadata())
             await self.send({"t": "conn", "state": "connected"})
             try:
-                async for batch in call:
-                    for ev in batch.events:
-                        if ev.seq <= self.last_seq:
-                            continue
-                        self.last_seq = ev.seq
-                        delay = 0.2
-                        await self.on_event(ev)
+                async for ev in batched_events(call):
+                    if ev.seq <= self.last_seq:
+                        continue
+                    self.last_seq = ev.seq
+                    delay = 0.2
+                    await self.on_event(ev)
             except grpc.RpcError as exc:
                 if details(exc).reason in FINAL_REASONS:
                     await self.send({"t": "conn", "state": "ended"})
