@@ -14,7 +14,8 @@ from services.common.reasons import ServiceReason
 from services.common.wire import replay_pb2, without_body
 
 from .clients import Replay, Unreachable
-from .store import Store
+from .schedule import FULL, Next
+from .store import Store, now_ms
 
 log = clog.get_logger("cardroom.matchmaker")
 
@@ -49,15 +50,20 @@ class Outbox:
         self.db = db
         self.replay_ok = True
 
-    async def deliver_once(self) -> bool:
-        """One pass: claim the oldest due games' rows and send each game's as one append;
-        whether the pass was full (look again at once)."""
+    async def deliver_once(self) -> Next:
+        """One pass: claim the oldest due games' rows and send each game's as one append.
+        When the next row falls due (schedule.Next): FULL when the pass was full (look again
+        at once), None when there is none."""
+        first: int | None = await self.db(self.store.outbox_due)
+        now = now_ms()
+        if first is None or first > now:
+            return first
         games = 200
         # Claimed for one lease, like a table's deadline: a dead instance's rows (and every
         # later row of their games, which wait behind them) go to another within the lease.
         rows = await self.db(self.store.claim_outbox, games, self.settings.lease_ms)
         if not rows:
-            return False
+            return now  # claimed by another instance meanwhile: look again after a tick
         by_game: dict[str, list[Any]] = {}
         for r in rows:
             by_game.setdefault(r.game_id, []).append(r)
@@ -81,7 +87,9 @@ class Outbox:
                 await self._back_off(game_rows, down)
         if done:
             await self.db(self.store.delivered, done)
-        return len(by_game) >= games
+        # Full: more are due at once.  Else the rows written since are due later: after a
+        # tick the next pass reads when.
+        return FULL if len(by_game) >= games else now
 
     async def _deliver(self, game_rows: list[Any], done: list[int]) -> Unreachable | None:
         """The game's claimed rows as one append (their events are consecutive); after a

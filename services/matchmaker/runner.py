@@ -121,11 +121,11 @@ class Runner:
         #: Tables as this instance's advance loops left them.
         self.kept = KeptTables(lambda table_id: self.waker.latest(table_id))
         self._waker: Waker | None = None
-        #: Set to look for due outbox rows at once (the scheduler's outbox loop).
-        self.outbox_kick = asyncio.Event()
         self.stopping = False
         self.engine_ok = True
         self.outbox = Outbox(store, replay, self.settings, self.db)
+        #: The background loops, told of the work this instance writes (schedule.Alarm).
+        self.schedule = Scheduler(self)
         #: Actions the engine applied for this instance, each move of a run (the bench's actions/s).
         self.applied = 0
 
@@ -181,7 +181,7 @@ class Runner:
         """Start the background loops (on the running event loop)."""
         _ = self.waker
         self.spawn(self._lifetime())
-        Scheduler(self).start()
+        self.schedule.start()
 
     async def _lifetime(self) -> None:
         """Lives as long as the server's event loop: when the server stops (its loop cancels
@@ -219,14 +219,18 @@ class Runner:
             self.waker.wake(table_id)
         if formed:
             self.waker.wake(ticket_pool_key(pool))
+            self.schedule.deadlines.due(now_ms())  # the new tables' first steps
 
     def _wrote(self, table: Table, old_seq: int, w: Write, advancing: bool = False) -> None:
         self.waker.wake_written(table.table_id, old_seq, table.seq, w.written)
-        if w.outbox and not w.outbox_delay_ms:
-            self.outbox_kick.set()  # else not due yet: the outbox loop's tick finds them
+        now = now_ms()
+        if w.outbox:
+            self.schedule.outbox.due(now + w.outbox_delay_ms)
+        if table.due_ms is not None and table.due_ms > now + 5:
+            self.schedule.deadlines.due(table.due_ms)  # a timer: the deadline loop's
         if advancing:
             return  # the table's advance loop looks again itself
-        if table.due_ms is not None and table.due_ms <= now_ms() + 5:
+        if table.due_ms is not None and table.due_ms <= now + 5:
             self.spawn(self.advance(table.table_id))
 
     # ------------------------------------------------------------------ tables

@@ -1,50 +1,122 @@
 """The runner's background loops: claim due deadlines and advance their tables, seat the
 pools, renew this instance's stream leases (and start the grace of seats whose instance died
-with their streams), end database sessions stuck on a cut-off peer, and deliver the outbox."""
+with their streams), end database sessions stuck on a cut-off peer, and deliver the outbox.
+
+Each loop sleeps until its next work falls due: the time its last pass read from the
+database (the first deadline, bot fill time, outbox row), or earlier when a write of this
+instance notes earlier work (:class:`Alarm`), but at most ``idle_s`` (work no pass or note
+here saw: another instance's, a dead instance's lapsed leases) and at least ``tick_s`` after
+the last pass (work due at scattered times is taken in batches).  Looking every ``tick_s``
+instead cost an idle instance 60 queries a second: 77 ms of CPU a second on SQLite, 129 on
+PostgreSQL, ~0.05 ms of every action at the bench's rates."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from services.common import logging as clog
 from services.common.db import database_unavailable
 from services.common.grpc_errors import ServiceError
+
+from .store import now_ms
 
 if TYPE_CHECKING:
     from .runner import Runner
 
 log = clog.get_logger("cardroom.matchmaker")
 
+#: What a loop's pass returns: the wall-clock ms its next work falls due (one already past:
+#: after ``tick_s``), None when it knows of none (after ``idle_s``), or FULL.
+Next = int | None
+#: The pass was full (more is due than it takes at once): the loop looks again at once.
+FULL = -1
+
+
+class Alarm:
+    """When a background loop looks next: at the time its pass asked for, or earlier when
+    this instance notes earlier work (:meth:`due`: a write that set a deadline, queued a
+    ticket or an outbox row), never sooner than ``floor_s`` after its last pass started."""
+
+    def __init__(self, floor_s: float, cap_s: float) -> None:
+        self.floor_ms = floor_s * 1000
+        self.cap_ms = cap_s * 1000
+        self._changed = asyncio.Event()
+        #: When the loop looks next (wall-clock ms); infinite during a pass, so that
+        #: whatever is noted meanwhile is kept for the sleep after it.
+        self._at = math.inf
+        #: The soonest the loop looks again: its last pass's start plus the floor.
+        self._floor_at = 0.0
+
+    def due(self, at_ms: float) -> None:
+        """Work falls due at ``at_ms``: the loop looks by then (or at its floor)."""
+        at = max(at_ms, self._floor_at)
+        if at < self._at:
+            self._at = at
+            self._changed.set()
+
+    def passing(self) -> None:
+        """A pass starts now."""
+        self._at = math.inf
+        self._floor_at = now_ms() + self.floor_ms
+
+    async def sleep(self, next_ms: Next) -> None:
+        """Until ``next_ms`` (see :data:`Next`), a noted due time or the cap, whichever is
+        first, and not before the floor."""
+        if next_ms == FULL:
+            self._at = math.inf
+            await asyncio.sleep(0)
+            return
+        cap = now_ms() + self.cap_ms
+        self._at = max(min(self._at, cap, math.inf if next_ms is None else next_ms),
+                       self._floor_at)  # fmt: skip
+        while (delay := self._at - now_ms()) > 0:
+            self._changed.clear()
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay / 1000):
+                    await self._changed.wait()
+        self._at = math.inf
+
 
 class Scheduler:
     def __init__(self, runner: Runner) -> None:
         self.runner = runner
-        self.settings = runner.settings
-        self._sem = asyncio.Semaphore(self.settings.concurrency)
+        self.settings = s = runner.settings
+        self._sem = asyncio.Semaphore(s.concurrency)
         self._renewed = 0.0
         self._reaped = 0.0
         #: False once the database refused to end a peer's session (another role): not
         #: asked again.
         self._reaping = True
+        #: The loops' alarms, for the runner's notes of work it wrote (Alarm.due).
+        self.deadlines = Alarm(s.tick_s, s.idle_s)
+        self.seating = Alarm(s.tick_s, s.idle_s)
+        self.outbox = Alarm(s.tick_s, s.idle_s)
 
     def start(self) -> None:
         r = self.runner
-        r.spawn(self._loop("deadlines", self._deadlines_once, None))
-        r.spawn(self._loop("seating", self._seating_once, None))
-        r.spawn(self._loop("outbox", r.outbox.deliver_once, r.outbox_kick))
-        r.spawn(self._loop("streams", self._streams_once, None))
-        r.spawn(self._loop("reaper", self._reap_once, None))
+        s = self.settings
+        r.spawn(self._loop("deadlines", self._deadlines_once, self.deadlines))
+        r.spawn(self._loop("seating", self._seating_once, self.seating))
+        r.spawn(self._loop("outbox", r.outbox.deliver_once, self.outbox))
+        r.spawn(self._loop("streams", self._streams_once, Alarm(s.tick_s, s.idle_s)))
+        r.spawn(self._loop("reaper", self._reap_once, Alarm(s.tick_s, s.idle_s)))
 
-    async def _loop(
-        self, name: str, once: Callable[[], Awaitable[bool]], kick: asyncio.Event | None
-    ) -> None:
+    async def queued(self, ticket: dict[str, Any]) -> None:
+        """A ticket queued here: its pool seated now, and the seating loop looks again at
+        its bot fill time and its expiry."""
+        self.seating.due(min(ticket["fill_ms"] or math.inf, ticket["expires_ms"]))
+        await self.runner.seat(ticket["pool"])
+
+    async def _loop(self, name: str, once: Callable[[], Awaitable[Next]], alarm: Alarm) -> None:
         while not self.runner.stopping:
-            busy = False
+            alarm.passing()
+            next_ms: Next = None
             try:
-                busy = await once()
+                next_ms = await once()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -53,42 +125,41 @@ class Scheduler:
                 else:
                     log.exception("background loop failed; retrying", loop=name)
                 await asyncio.sleep(1.0)
-            if busy:
-                await asyncio.sleep(0)
-                continue
-            if kick is None:
-                await asyncio.sleep(self.settings.tick_s)
-            else:
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(self.settings.tick_s):
-                        await kick.wait()
-                kick.clear()
+            await alarm.sleep(next_ms)
 
-    async def _deadlines_once(self) -> bool:
-        ids = await self.runner.db(
+    async def _deadlines_once(self) -> Next:
+        ids, next_ms = await self.runner.db(
             self.runner.store.claim_due, self.settings.concurrency, self.settings.lease_ms
         )
         for table_id in ids:
             self.runner.spawn(self._advance_bounded(table_id))
-        return False
+        return next_ms
 
     async def _advance_bounded(self, table_id: str) -> None:
         async with self._sem:
             await self.runner.advance(table_id)
 
-    async def _seating_once(self) -> bool:
-        await self.runner.db(self.runner.store.expire)
-        for pool in await self.runner.db(self.runner.store.pools_due):
-            await self.runner.seat(pool)
-        return False
+    async def _seating_once(self) -> Next:
+        store = self.runner.store
+        fill_ms, expires_ms = await self.runner.db(store.tickets_due)
+        now = now_ms()
+        if expires_ms is not None and expires_ms <= now:
+            await self.runner.db(store.expire)
+            return now  # the next expiry is not known: look again after tick_s
+        if fill_ms is not None and fill_ms <= now:
+            for pool in await self.runner.db(store.pools_due):
+                await self.runner.seat(pool)
+            return now
+        times = [t for t in (fill_ms, expires_ms) if t is not None]
+        return min(times) if times else None
 
-    async def _streams_once(self) -> bool:
+    async def _streams_once(self) -> Next:
         """Renew this instance's stream leases, and mark the seats of lapsed streams (another
         instance died with them open) disconnected: their grace runs from then."""
         loop = asyncio.get_running_loop()
         every = self.settings.stream_lease_ms / 3000
         if loop.time() - self._renewed < every:
-            return False
+            return now_ms() + int(1000 * (self._renewed + every - loop.time()))
         self._renewed = loop.time()
         await self.runner.db(
             self.runner.store.renew_streams, self.runner.instance, self.settings.stream_lease_ms
@@ -96,15 +167,18 @@ class Scheduler:
         for table_id, seat, player in await self.runner.db(self.runner.store.lapsed_streams):
             with contextlib.suppress(ServiceError):
                 await self.runner.mark_disconnected(table_id, seat, player)
-        return False
+        return now_ms() + int(1000 * every)
 
-    async def _reap_once(self) -> bool:
+    async def _reap_once(self) -> Next:
         """Every quarter lease, end the sessions of any instance stuck inside a transaction
         on their client for a lease (Store.reap_stuck): the row locks they hold would keep
         their tables from every other instance, past the takeover bound, for good."""
         loop = asyncio.get_running_loop()
-        if not self._reaping or loop.time() - self._reaped < self.settings.lease_ms / 4000:
-            return False
+        every = self.settings.lease_ms / 4000
+        if not self._reaping:
+            return None
+        if loop.time() - self._reaped < every:
+            return now_ms() + int(1000 * (self._reaped + every - loop.time()))
         self._reaped = loop.time()
         try:
             # On the loop's default executor, not the runner's pools: their threads may all be
@@ -118,7 +192,7 @@ class Scheduler:
             self._reaping = False
             log.warning("cannot end stuck sessions; takeover waits for TCP to notice",
                         error=str(exc)[:200])  # fmt: skip
-            return False
+            return None
         if pids:
             log.warning("ended database sessions stuck on their client", pids=pids)
-        return False
+        return now_ms() + int(1000 * every)

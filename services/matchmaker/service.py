@@ -293,7 +293,7 @@ class MatchmakerServicer:
                 "this request id was used for another Enqueue (another player, party or table)",
             )
         if row["state"] == "queued":
-            await self.runner.seat(row["pool"])
+            await self.runner.schedule.queued(row)
             fresh = await self.runner.db(self.store.ticket, row["ticket_id"])
             row = fresh or row
         return ticket_message(row)

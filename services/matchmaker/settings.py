@@ -8,8 +8,13 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class RunnerSettings:
-    #: How often the loops look for due deadlines, seatable pools and outbox rows (seconds).
+    #: The loops (deadlines, seating, outbox) look for due work at most this often
+    #: (seconds): work due at scattered times is taken in batches.
     tick_s: float = 0.05
+    #: ...and at least this often: they sleep until the work they know of falls due, but
+    #: no longer than this, the bound on how late they see work no pass or write of theirs
+    #: told them of (a dead instance's lapsed leases, another's rows written meanwhile).
+    idle_s: float = 1.0
     #: A claimed deadline is this instance's for this long (the takeover bound).
     lease_ms: int = 5000
     #: A queued ticket lives this long unless watched or polled.

@@ -296,12 +296,6 @@ class Store:
 
     def expire(self) -> int:
         now = now_ms()
-        if not self._any(
-            select(tickets.c.ticket_id)
-            .where(tickets.c.state == "queued", tickets.c.expires_ms <= now)
-            .limit(1)
-        ):
-            return 0  # the common case, without taking SQLite's write lock
         with self._tx() as conn:
             ids = [
                 r.ticket_id
@@ -319,6 +313,17 @@ class Store:
             )
             conn.execute(delete(holds).where(holds.c.ticket_id.in_(ids)))
         return len(ids)
+
+    def tickets_due(self) -> tuple[int | None, int | None]:
+        """The first bot fill time and the first expiry of the queued tickets (the seating
+        loop's look, one read: it takes SQLite's write lock only when one is due)."""
+        with self.reader.connect() as conn:
+            row = conn.execute(
+                select(func.min(tickets.c.fill_ms), func.min(tickets.c.expires_ms)).where(
+                    tickets.c.state == "queued"
+                )
+            ).first()
+        return (None, None) if row is None else (row[0], row[1])
 
     def pools_due(self) -> list[str]:
         """Pools with a queued ticket whose bot fill time has come."""
@@ -723,16 +728,25 @@ class Store:
                 raise Conflict(table.table_id) from None
 
     @on_loop
-    def claim_due(self, limit: int, lease_ms: int) -> list[str]:
+    def claim_due(self, limit: int, lease_ms: int) -> tuple[list[str], int | None]:
         """Tables with something due and no live lease: leased to this caller for
-        ``lease_ms`` (another instance skips them until then), ids returned."""
+        ``lease_ms`` (another instance skips them until then).  Their ids, and when the
+        next unleased table falls due (-1 when more are due now than ``limit``; None: none
+        is known, e.g. only leased ones)."""
         now = now_ms()
-        if not self._any(
-            select(tables.c.table_id)
-            .where(tables.c.due_ms <= now, tables.c.lease_ms <= now)
-            .limit(1)
-        ):
-            return []
+        with self.reader.connect() as conn:
+            # The first deadlines in order (the index on due_ms), one past the limit: how
+            # many are due now, and the first one after them, for the loop's sleep.
+            first: Sequence[int] = conn.execute(
+                select(tables.c.due_ms)
+                .where(tables.c.due_ms.is_not(None), tables.c.lease_ms <= now)
+                .order_by(tables.c.due_ms)
+                .limit(limit + 1)
+            ).scalars().all()  # fmt: skip
+        later = [d for d in first if d > now]
+        if len(later) == len(first):
+            return [], (later[0] if later else None)  # without taking SQLite's write lock
+        next_ms = later[0] if later else (-1 if len(first) > limit else None)
         with self._tx() as conn:
             ids = [
                 r.table_id
@@ -748,7 +762,7 @@ class Store:
                 conn.execute(
                     update(tables).where(tables.c.table_id.in_(ids)).values(lease_ms=now + lease_ms)
                 )
-        return ids
+        return ids, next_ms
 
     @on_loop
     def lease(self, table_id: str, until_ms: int) -> None:
@@ -880,8 +894,6 @@ class Store:
         off).  A claim whose snapshot predates another's still loses: the head it locks was
         leased (PostgreSQL re-checks ``next_try_ms`` on the row it locks) or is gone."""
         now = now_ms()
-        if not self._any(select(outbox.c.id).where(outbox.c.next_try_ms <= now).limit(1)):
-            return []
         firsts = select(func.min(outbox.c.id)).group_by(outbox.c.game_id)
         with self._tx() as conn:
             heads = conn.execute(
@@ -905,6 +917,15 @@ class Store:
                 .limit(limit)
             ).all()
         return list(rows)
+
+    def outbox_due(self) -> int | None:
+        """When the first undelivered outbox row is due (None: there is none): the outbox
+        loop's look, without taking SQLite's write lock."""
+        with self.reader.connect() as conn:
+            first: int | None = conn.execute(
+                select(outbox.c.next_try_ms).order_by(outbox.c.next_try_ms).limit(1)
+            ).scalar()
+        return first
 
     @on_loop
     def delivered(self, ids: Iterable[int]) -> None:

@@ -1,7 +1,8 @@
 """Takeover on PostgreSQL with real processes: bot tables on two matchmaker instances; one is
 SIGKILLed, or partitioned from the database (a proxy that stops forwarding), or everything is
 restarted mid-table.  Every game finishes, verifies in replay, its table's seqs have no gap,
-and no deadline waits longer than its own timer plus the takeover bound (the lease, LEASE_S)."""
+and no deadline waits longer than its own timer plus the takeover bound (the lease, LEASE_S,
+and the survivor's next look, within its loops' idle sleep)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from sqlalchemy import func, select, text
 from services.common.db import make_engine
 from services.matchmaker.backends import APPLICATION_NAME
 from services.matchmaker.models import outbox, table_events, tables
+from services.matchmaker.settings import RunnerSettings
 
 from .conftest import LEASE_S, Deployment, M
 
@@ -136,7 +138,8 @@ def check_games(d: Deployment, ids: list[str], bound: bool = True) -> None:
     """Every table's first game verifies; its table events have no gap; no event waited for
     more than its timer and the takeover bound."""
     engine = make_engine(d.db_url)
-    bound_ms = max(TURN_MS, 300) + LEASE_S * 1000 + SLACK_S * 1000
+    look_s = RunnerSettings().idle_s  # the survivor's loops sleep at most this long
+    bound_ms = max(TURN_MS, 300) + (LEASE_S + look_s + SLACK_S) * 1000
     worst = 0
     with engine.connect() as conn:
         for table_id in ids:
