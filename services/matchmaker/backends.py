@@ -535,7 +535,10 @@ def _one_statement_write(events: bool, outbox_rows: bool, request: bool = False)
     transaction (a statement is one on its own): the UPDATE, and the event
     and outbox rows inserted only if the UPDATE matched (data-modifying CTEs share one
     snapshot and commit or fail together).  One round trip instead of BEGIN, UPDATE, two
-    INSERTs and COMMIT.  The rows come as arrays (one parameter per column).
+    INSERTs and COMMIT.  The rows come as arrays (one parameter per column), sent in
+    binary (``%b``): psycopg writes a text array of bytea by escaping every byte in Python,
+    which cost 220 µs of CPU for a run's 16 events against 88 in binary, and the outbox
+    row (the run's whole append) is larger still.
 
     ``request``: an Act's request id and answer too; the UPDATE matches only if that id has
     not landed yet (a statement that sees it commits nothing: a Conflict, and the retry
@@ -567,8 +570,8 @@ def _one_statement_write(events: bool, outbox_rows: bool, request: bool = False)
     if events:
         ctes.append(
             f"e AS (INSERT INTO {table_events.name} (table_id, seq, to_seat, body)"
-            " SELECT %(p_table_id)s, x.seq, x.to_seat, x.body FROM unnest(%(e_seq)s::int[],"
-            " %(e_to)s::smallint[], %(e_body)s::bytea[]) AS x(seq, to_seat, body)"
+            " SELECT %(p_table_id)s, x.seq, x.to_seat, x.body FROM unnest(%(e_seq)b::int[],"
+            " %(e_to)b::smallint[], %(e_body)b::bytea[]) AS x(seq, to_seat, body)"
             " WHERE EXISTS (SELECT 1 FROM u))"
         )
     if outbox_rows:
@@ -576,7 +579,7 @@ def _one_statement_write(events: bool, outbox_rows: bool, request: bool = False)
             f"o AS (INSERT INTO {outbox.name}"
             " (game_id, first_seq, body, created_ms, next_try_ms, attempts)"
             " SELECT x.game_id, x.first_seq, x.body, %(p_now)s, %(p_now)s + %(o_delay)s, 0"
-            " FROM unnest(%(o_game)s::text[], %(o_first)s::int[], %(o_body)s::bytea[])"
+            " FROM unnest(%(o_game)b::text[], %(o_first)b::int[], %(o_body)b::bytea[])"
             " AS x(game_id, first_seq, body) WHERE EXISTS (SELECT 1 FROM u))"
         )
     return "WITH " + ", ".join(ctes) + " SELECT count(*) FROM u"
