@@ -42,7 +42,7 @@ from services.ratings import tables as ratings
 from services.ratings.model import closest_level
 
 from . import seating
-from .backends import FIXED, Conflict, PostgresBackend, backend_for
+from .backends import FIXED, Conflict, PostgresBackend, backend_for, results_rows
 from .backends import outbox_rows as backend_outbox_rows
 from .bots import AUTO_LEVEL
 from .bots import VERSION as BOTS_VERSION
@@ -617,9 +617,9 @@ class Store:
         self, table: Table, old_seq: int, w: Write, hold_ms: int = 0
     ) -> Table | None:
         """:meth:`write` on the event loop (PostgreSQL; backends.PostgresBackend.write_on_loop),
-        for a write that is one statement (no holds to release, results or seats to
-        refill); None when it did not run here: then :meth:`write` in a database thread."""
-        if not self.backend.postgres or w.refill or w.release or w.results:
+        for a write that is one statement (no holds to release or seats to refill); None
+        when it did not run here: then :meth:`write` in a database thread."""
+        if not self.backend.postgres or w.refill or w.release:
             return None
         values, ev_rows, now = self._prepare(table, old_seq, w, hold_ms)
         assert isinstance(self.backend, PostgresBackend)
@@ -632,7 +632,7 @@ class Store:
         self, conn: Connection | None, table: Table, old_seq: int, w: Write, hold_ms: int = 0
     ) -> Table:
         values, ev_rows, now = self._prepare(table, old_seq, w, hold_ms)
-        if conn is None and not w.release and not w.results:
+        if conn is None and not w.release:
             done = self.backend.write_in_one_statement(table, values, ev_rows, w, now)
             if done is not None:
                 return done
@@ -697,16 +697,7 @@ class Store:
         if not matched:
             raise Conflict(table.table_id)
         if w.results:
-            conn.execute(
-                self.backend.add_results,
-                [
-                    {"player_id": r.player_id, "family": r.family, "games": 1,
-                     "total": r.score, "last_game_id": r.game_id, "last_score": r.score,
-                     "last_ended_ms": r.ended_ms}
-                    # In one order everywhere, so two endings never wait on each other.
-                    for r in sorted(w.results, key=lambda r: (r.player_id, r.family))
-                ],
-            )  # fmt: skip
+            conn.execute(self.backend.add_results, results_rows(w))
         if w.release:
             conn.execute(
                 delete(holds).where(

@@ -24,11 +24,11 @@ from services.matchmaker.backends import (
     run_on_loop,
 )
 from services.matchmaker.clients import Engine, Replay
-from services.matchmaker.models import outbox, requests, table_events, tables
+from services.matchmaker.models import outbox, player_stats, requests, table_events, tables
 from services.matchmaker.priority import background_context
 from services.matchmaker.runner import Runner
 from services.matchmaker.store import Store, Write, on_loop
-from services.matchmaker.table import Seat, State, Table
+from services.matchmaker.table import PlayerResult, Seat, State, Table
 
 #: How long the other process's transaction holds the file's write lock.
 HELD_S = 0.5
@@ -253,5 +253,51 @@ def test_a_table_write_on_postgresql_runs_on_the_loop_whole_or_not_at_all(db_url
 
     try:
         asyncio.run(main())
+    finally:
+        store.close()
+
+
+def an_ending(game_id: str, ended_ms: int, release: bool = False, **scores: int) -> Write:
+    """A game's last write: each player's score (``release``: with a hold to release too,
+    which takes the write through SQLAlchemy's transaction instead of one statement)."""
+    w = Write()
+    w.results = [PlayerResult(p, "doudizhu", game_id, s, ended_ms) for p, s in scores.items()]
+    if release:
+        w.release = ["nobody"]
+    return w
+
+
+def totals(store: Store) -> dict[str, tuple[int, int, str, int]]:
+    with store.engine.connect() as conn:
+        return {r.player_id: (r.games, r.total, r.last_game_id, r.last_score)
+                for r in conn.execute(select(player_stats))}  # fmt: skip
+
+
+def test_a_games_end_adds_to_the_totals_alike_in_one_statement_or_a_transaction(
+    db_url: str,
+) -> None:
+    """A game's end adds each player's score to their running total in the table's write:
+    in the one statement written on the event loop, or in a transaction (a write that
+    releases holds too); whichever way, the last game is the one that ended last."""
+    upgrade(db_url)
+    store = Store(make_engine(db_url))
+    table = a_table(store)
+
+    async def one_statement(w: Write) -> None:
+        if store.backend.postgres:
+            assert await store.write_on_loop(table, table.seq, w) is table
+        else:
+            run_on_loop(lambda: store.write(table, table.seq, w))
+
+    try:
+        asyncio.run(one_statement(an_ending("g1", 2000, ann=10, bob=-10)))
+        assert totals(store) == {"ann": (1, 10, "g1", 10), "bob": (1, -10, "g1", -10)}
+        # Ended before g1 (another instance committed it later): counted, not the last.
+        store.write(table, table.seq, an_ending("g2", 1000, release=True, ann=-4, cy=4))
+        assert totals(store) == {"ann": (2, 6, "g1", 10), "bob": (1, -10, "g1", -10),
+                                 "cy": (1, 4, "g2", 4)}  # fmt: skip
+        asyncio.run(one_statement(an_ending("g3", 3000, ann=5, cy=-5)))
+        assert totals(store) == {"ann": (3, 11, "g3", 5), "bob": (1, -10, "g1", -10),
+                                 "cy": (2, -1, "g3", -5)}  # fmt: skip
     finally:
         store.close()
