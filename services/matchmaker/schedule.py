@@ -86,8 +86,6 @@ class Scheduler:
         self.runner = runner
         self.settings = s = runner.settings
         self._sem = asyncio.Semaphore(s.concurrency)
-        self._renewed = 0.0
-        self._reaped = 0.0
         #: False once the database refused to end a peer's session (another role): not
         #: asked again.
         self._reaping = True
@@ -102,8 +100,11 @@ class Scheduler:
         r.spawn(self._loop("deadlines", self._deadlines_once, self.deadlines))
         r.spawn(self._loop("seating", self._seating_once, self.seating))
         r.spawn(self._loop("outbox", r.outbox.deliver_once, self.outbox))
-        r.spawn(self._loop("streams", self._streams_once, Alarm(s.tick_s, s.idle_s)))
-        r.spawn(self._loop("reaper", self._reap_once, Alarm(s.tick_s, s.idle_s)))
+        # Every third of a stream lease and every quarter of a table lease: their passes
+        # find nothing due sooner (they return None), so the alarm's cap is their period.
+        every_third = Alarm(s.tick_s, s.stream_lease_ms / 3000)
+        r.spawn(self._loop("streams", self._streams_once, every_third))
+        r.spawn(self._loop("reaper", self._reap_once, Alarm(s.tick_s, s.lease_ms / 4000)))
 
     async def queued(self, ticket: dict[str, Any]) -> None:
         """A ticket queued here: its pool seated now, and the seating loop looks again at
@@ -156,30 +157,21 @@ class Scheduler:
     async def _streams_once(self) -> Next:
         """Renew this instance's stream leases, and mark the seats of lapsed streams (another
         instance died with them open) disconnected: their grace runs from then."""
-        loop = asyncio.get_running_loop()
-        every = self.settings.stream_lease_ms / 3000
-        if loop.time() - self._renewed < every:
-            return now_ms() + int(1000 * (self._renewed + every - loop.time()))
-        self._renewed = loop.time()
         await self.runner.db(
             self.runner.store.renew_streams, self.runner.instance, self.settings.stream_lease_ms
         )
         for table_id, seat, player in await self.runner.db(self.runner.store.lapsed_streams):
             with contextlib.suppress(ServiceError):
                 await self.runner.mark_disconnected(table_id, seat, player)
-        return now_ms() + int(1000 * every)
+        return None
 
     async def _reap_once(self) -> Next:
         """Every quarter lease, end the sessions of any instance stuck inside a transaction
         on their client for a lease (Store.reap_stuck): the row locks they hold would keep
         their tables from every other instance, past the takeover bound, for good."""
-        loop = asyncio.get_running_loop()
-        every = self.settings.lease_ms / 4000
         if not self._reaping:
             return None
-        if loop.time() - self._reaped < every:
-            return now_ms() + int(1000 * (self._reaped + every - loop.time()))
-        self._reaped = loop.time()
+        loop = asyncio.get_running_loop()
         try:
             # On the loop's default executor, not the runner's pools: their threads may all be
             # waiting on the very locks this frees.
@@ -195,4 +187,4 @@ class Scheduler:
             return None
         if pids:
             log.warning("ended database sessions stuck on their client", pids=pids)
-        return now_ms() + int(1000 * every)
+        return None
