@@ -89,6 +89,11 @@ class Scheduler:
         #: False once the database refused to end a peer's session (another role): not
         #: asked again.
         self._reaping = True
+        #: The seating loop's look at the pools whose skill windows widen (:meth:`_widen`):
+        #: when it looked last and next (wall-clock ms), and whether a pool still widened.
+        self._widened_ms = 0
+        self._widen_at = 0
+        self._widening = False
         #: The loops' alarms, for the runner's notes of work it wrote (Alarm.due).
         self.deadlines = Alarm(s.tick_s, s.idle_s)
         self.seating = Alarm(s.tick_s, s.idle_s)
@@ -150,9 +155,26 @@ class Scheduler:
         if fill_ms is not None and fill_ms <= now:
             for pool in await self.runner.db(store.pools_due):
                 await self.runner.seat(pool)
-            return now
-        times = [t for t in (fill_ms, expires_ms) if t is not None]
+            fill_ms = now  # the next fill time is not known: look again after tick_s
+        times = [t for t in (fill_ms, expires_ms, await self._widen(now)) if t is not None]
         return min(times) if times else None
+
+    async def _widen(self, now: int) -> Next:
+        """Seat again, every ``widen_s``, the pools whose skill windows widen
+        (Store.pools_widening), and once more when the last of their windows reaches anyone:
+        their tickets may sit together now though nobody new came and no bot fill time
+        passed (a pool that never gets bots waited for the next enqueue, past its anyone
+        time).  When the next such look is due, if a pool still widens."""
+        if now < self._widen_at:
+            return self._widen_at if self._widening else None
+        since, self._widened_ms = self._widened_ms, now
+        pools = await self.runner.db(self.runner.store.pools_widening, since)
+        for pool, _ in pools:
+            await self.runner.seat(pool)
+        later = [until for _, until in pools if until > now]
+        self._widening = bool(later)
+        self._widen_at = min([now + int(self.settings.widen_s * 1000), *later])
+        return self._widen_at if self._widening else None
 
     async def _streams_once(self) -> Next:
         """Renew this instance's stream leases, and mark the seats of lapsed streams (another

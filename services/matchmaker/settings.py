@@ -15,6 +15,10 @@ class RunnerSettings:
     #: no longer than this, the bound on how late they see work no pass or write of theirs
     #: told them of (a dead instance's lapsed leases, another's rows written meanwhile).
     idle_s: float = 1.0
+    #: A pool whose tickets' skill windows still widen (seating.Window) is seated again
+    #: this often (seconds), and when the last of them reaches anyone: how late a table
+    #: forms that a wider window allows.
+    widen_s: float = 1.0
     #: A claimed deadline is this instance's for this long (the takeover bound).
     lease_ms: int = 5000
     #: A queued ticket lives this long unless watched or polled.

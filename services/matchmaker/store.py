@@ -339,6 +339,42 @@ class Store:
                 )
             ]
 
+    def pools_widening(self, since_ms: int) -> list[tuple[str, int]]:
+        """The pools whose tables may form with no new ticket as their skill windows widen
+        (seating.Window): two or more queued tickets in a pool that is not private, some of
+        whose windows did not reach anyone by ``since_ms``.  Each with the time the last of
+        its windows reaches anyone (its last bot fill time, or the last ticket's created time
+        plus the room's anyone_ms where a ticket never gets bots); after that only a new
+        ticket or a bot fill time changes what the pool seats, and those seat it already."""
+        t = tickets.c
+        with self.reader.connect() as conn:
+            rows = conn.execute(
+                select(
+                    t.pool,
+                    func.count().label("queued"),
+                    func.count(t.fill_ms).label("with_bots"),
+                    func.max(t.fill_ms).label("last_fill"),
+                    func.max(t.created_ms).label("last_created"),
+                )
+                .where(t.state == "queued")
+                .group_by(t.pool)
+                .having(func.count() >= 2)
+                .limit(100)
+            ).all()
+            out: list[tuple[str, int]] = []
+            for r in rows:
+                config = conn.execute(
+                    select(t.config).where(t.state == "queued", t.pool == r.pool).limit(1)
+                ).scalar()
+                if config is None or config.get("private_code"):
+                    continue  # seated meanwhile, or private: anyone sits with anyone
+                until = int(r.last_fill or 0)
+                if r.with_bots < r.queued:  # some never get bots: anyone after anyone_ms
+                    until = max(until, int(r.last_created) + window_of(config).anyone_ms)
+                if until > since_ms:
+                    out.append((str(r.pool), until))
+        return out
+
     def seat_pool(self, pool: str, limit: int = 3000) -> list[str]:
         """Form every table the pool's queued tickets allow now, in one transaction: full
         tables first come first seated, then one table filled with bots when its oldest

@@ -5,6 +5,7 @@ game starts goes to the first waiting ticket within reach of the table's people.
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 import grpc
@@ -119,3 +120,31 @@ def test_a_game_in_a_room_with_a_window_records_it_and_verifies(cluster: Cluster
         .record_json
     )
     assert {k: record["room"][k] for k in settings} == settings
+
+
+def test_tickets_that_never_get_bots_sit_together_as_their_windows_widen(cluster: Cluster) -> None:
+    """Nobody new comes and no bot fill time passes: the pool is seated again as its windows
+    widen, not only at the next enqueue (it waited for one past its anyone time)."""
+    stub = cluster.mm()
+    for player, mu in [("w1", 1.0), ("w2", 2.0)]:
+        rated(cluster, player, mu)
+    # The window widens from 0 to 10 over 20 s, half a mu a second: w0 (new, mu 0) reaches
+    # w1 after 2 s and w2 after 4 s; anyone only after 20 s.
+    widening = room(skill_narrow_mu=0, skill_wide_mu=10, skill_anyone_s=20)
+    tickets = [enqueue(stub, x, room=widening) for x in ("w0", "w1", "w2")]
+    assert {state(stub, x) for x in tickets} == {M.TICKET_STATE_QUEUED}
+    started = time.monotonic()
+    tables = {seated(stub, x.ticket_id, timeout=15).table_id for x in tickets}
+    assert len(tables) == 1, "the three sit at one table"
+    assert time.monotonic() - started < 15, "before anyone: by the widened window"
+
+
+def test_tickets_that_never_get_bots_take_anyone_at_their_anyone_time(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    for player, mu in [("a1", 1.0), ("a2", 1.5)]:
+        rated(cluster, player, mu)
+    # A window of 0 until anyone after 1 s: the three differ, so only that seats them.
+    exact = room(skill_narrow_mu=0, skill_wide_mu=0, skill_anyone_s=1)
+    tickets = [enqueue(stub, x, room=exact) for x in ("a0", "a1", "a2")]
+    tables = {seated(stub, x.ticket_id, timeout=15).table_id for x in tickets}
+    assert len(tables) == 1
