@@ -57,9 +57,6 @@ M = matchmaker_pb2
 
 #: Conditional-write retries before a call gives up with ABORTED CONFLICT.
 MAX_RETRIES = 8
-#: The lease an advancing table keeps while its next step is due at once (ms): short, so a
-#: loop that died mid-way (an outage) is taken up again soon.
-HOLD_MS = 1000
 
 
 def room_message(config: dict[str, Any]) -> common_pb2.Room:
@@ -226,8 +223,8 @@ class Runner:
         now = now_ms()
         if w.outbox:
             self.schedule.outbox.due(now + w.outbox_delay_ms)
-        if table.due_ms is not None and table.due_ms > now + 5:
-            self.schedule.deadlines.due(table.due_ms)  # a timer: the deadline loop's
+        later = table.due_ms is not None and table.due_ms > now + 5
+        self.schedule.step_at(table.table_id, table.due_ms if later else None)
         if advancing:
             return  # the table's advance loop looks again itself
         if table.due_ms is not None and table.due_ms <= now + 5:
@@ -244,13 +241,17 @@ class Runner:
         # The writer goes on with the table itself while something is due at once (the advance
         # loop, or the advance a call's write starts in _wrote): leased meanwhile, so no
         # deadline loop (here or on another instance) claims it and steps it a second time.
-        hold = min(self.settings.lease_ms, HOLD_MS)
+        hold = self.settings.hold_ms
         if not advancing:
             self.kept.drop(table.table_id)  # a person's call moved it on
         w.outbox_delay_ms = self.settings.outbox_gather_ms
         written = await self.store.write_on_loop(table, old_seq, w, hold)  # PostgreSQL
         if written is None:
             written = await self.db(self.store.write, table, old_seq, w, hold)
+        if not advancing:
+            # The table as just written: its next step (a timer here, step_at) starts from it
+            # instead of a load.  The caller only reads it before its next await.
+            self.kept.keep(written)
         self._wrote(written, old_seq, w, advancing)
         return written
 
@@ -290,9 +291,13 @@ class Runner:
         )
 
     async def _moved(self, table_id: str, seq: int) -> bool:
-        """Whether the stored table is no longer at ``seq`` (or is gone)."""
+        """Whether the stored table is no longer at ``seq`` (or is gone); if it is not, it is
+        kept for the table's next step (its timer here, Scheduler.step_at) or call."""
         stored = await self.db(self.store.load, table_id)
-        return stored is None or stored.seq != seq
+        if stored is None or stored.seq != seq:
+            return True
+        self.kept.keep(stored)
+        return False
 
     # ------------------------------------------------------------------ engine steps
     def token_of(self, table: Table) -> engine_pb2.GameToken:

@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: How long past its next step's due time a written table stays leased to its writer, who
+#: takes that step (ms): short, so a step whose writer died or whose loop stopped (an
+#: outage) is taken up again soon.
+HOLD_MS = 1000
+
 
 @dataclass(frozen=True)
 class RunnerSettings:
@@ -78,3 +83,9 @@ class RunnerSettings:
     #: Worker processes choosing the searching bots' moves (bots.choose_bot_move), off the
     #: event loop; 0: on it.
     bot_processes: int = 1
+
+    @property
+    def hold_ms(self) -> int:
+        """The lease a write gives its table past its next step's due time (HOLD_MS, at most
+        a claimed deadline's lease)."""
+        return min(self.lease_ms, HOLD_MS)

@@ -569,9 +569,10 @@ class Store:
         """Commit ``table`` (its new state), conditional on its seq still being ``old_seq``,
         with the table events, outbox rows, released holds and request id of ``w``.
 
-        ``hold_ms``: the writer goes on with the table at once when its next step is already
-        due (a bot without think time, an auto-play seat), so it keeps the table leased for
-        that long instead of every instance's deadline loop claiming it again meanwhile."""
+        ``hold_ms``: the writer takes the table's next step itself, at once when it is already
+        due (a bot without think time, an auto-play seat) or at its due time (a timer), so it
+        keeps the table leased until then and this long more instead of every instance's
+        deadline loop claiming it meanwhile."""
         table = self._write_refilled(table, old_seq, w, hold_ms)
         self.backend.announce(f"{table.table_id}:{table.seq}")
         return table
@@ -703,8 +704,12 @@ class Store:
         table.seq = seq
         table.updated_ms = now
         table.due_ms = table.compute_due()
-        due_now = table.due_ms is not None and table.due_ms <= now + 5
-        table.lease_ms = now + hold_ms if hold_ms and due_now else 0
+        # The writer steps the table next itself (Runner.commit: its advance loop goes on
+        # when the step is due at once, else a timer here, schedule.Scheduler.step_at), so
+        # it keeps it leased until then and ``hold_ms`` more: no deadline loop claims and
+        # loads it meanwhile, and if the writer dies, one does ``hold_ms`` after it fell due.
+        due = table.due_ms
+        table.lease_ms = max(due, now) + hold_ms if hold_ms and due is not None else 0
         values = {k: v for k, v in table.values().items() if k not in FIXED}
         values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
         if w.request is not None:
@@ -790,6 +795,22 @@ class Store:
                     update(tables).where(tables.c.table_id.in_(ids)).values(lease_ms=now + lease_ms)
                 )
         return ids, next_ms
+
+    @on_loop
+    def claim(self, table_id: str, mine_ms: int, lease_ms: int) -> bool:
+        """The table, if its next step is due and its lease is the one this caller's write
+        gave it (``mine_ms``) or has lapsed: leased to this caller for ``lease_ms``.  Whether
+        it was (not: another writer holds it, or nothing is due)."""
+        now = now_ms()
+        t = tables.c
+        with self._tx() as conn:
+            claimed = conn.execute(
+                update(tables)
+                .where(t.table_id == table_id, t.due_ms <= now)
+                .where((t.lease_ms <= now) | (t.lease_ms == mine_ms))
+                .values(lease_ms=now + lease_ms)
+            )
+            return bool(claimed.rowcount)
 
     @on_loop
     def lease(self, table_id: str, until_ms: int) -> None:

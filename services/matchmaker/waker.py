@@ -210,6 +210,14 @@ class KeptTables:
         """The kept copy, if any (left where it is)."""
         return self._tables.get(table_id)
 
+    def current(self, table_id: str) -> Table | None:
+        """The kept copy, left where it is, unless a newer write is known here: for a read
+        that starts from it before its next await (it may be stepped in place after)."""
+        table = self._tables.get(table_id)
+        if table is not None and self._latest(table_id) > table.seq:
+            return None
+        return table
+
     def keep(self, table: Table | None) -> None:
         if table is None or table.state == "closed":
             return

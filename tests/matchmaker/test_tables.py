@@ -634,3 +634,32 @@ def test_a_calls_write_holds_the_table_whose_next_step_it_starts(cluster: Cluste
     assert not isinstance(written, Conflict)
     assert written.due_ms is not None and written.due_ms <= written.updated_ms + 5
     assert written.lease_ms > written.updated_ms, "the call's write left the table unleased"
+
+
+def test_the_writer_takes_the_tables_next_step_at_its_due_time(cluster: Cluster) -> None:
+    """Bots that think, a person's moves and turn timers: each write leases the table to this
+    instance until its next step falls due (and a hold more), and this instance takes that
+    step then on a timer of its own.  No deadline loop claims the table (a claim and a load
+    a step were a fifth of an instance's CPU at human-paced tables), and the game ends."""
+    stub = cluster.mm()
+    timers = M.Timers(bid_ms=200, turn_ms=200, start_ms=2000, grace_ms=400, bot_think_ms=100)
+    table_id = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=timers).ticket_id).table_id
+    runner = cluster.the_runner()
+    claimed: list[str] = []
+    claim_due = runner.store.claim_due
+
+    def spy_claims(*args: Any) -> Any:
+        ids, next_ms = claim_due(*args)
+        claimed.extend(ids)
+        return ids, next_ms
+
+    spy_claims.on_loop = True  # type: ignore[attr-defined]
+    runner.store.claim_due = spy_claims  # type: ignore[method-assign]
+    seen = _spy_writes(runner)
+    end = play_game(stub, table_id, "alice")
+    assert end.game_no == 1 and len(end.last_scores) == 3, "the game ended"
+    assert table_id not in claimed, "a deadline loop claimed a table its writer steps"
+    written = [t for t in seen if not isinstance(t, Conflict) and t.due_ms is not None]
+    assert len(written) > 10
+    for t in written:
+        assert t.lease_ms == max(t.due_ms, t.updated_ms) + runner.settings.hold_ms
