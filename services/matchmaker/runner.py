@@ -47,7 +47,7 @@ from .priority import (
 )
 from .schedule import Scheduler
 from .settings import RunnerSettings
-from .store import Store, Write, bot_seat, now_ms, ticket_pool_key
+from .store import Store, Write, bot_seat, now_ms, room_message, ticket_pool_key
 from .table import Table
 from .waker import KeptTables, Waker
 
@@ -57,17 +57,6 @@ M = matchmaker_pb2
 
 #: Conditional-write retries before a call gives up with ABORTED CONFLICT.
 MAX_RETRIES = 8
-
-
-def room_message(config: dict[str, Any]) -> common_pb2.Room:
-    """A table's room (as Enqueue stored it in its config) as the wire's message."""
-    room = config["room"]
-    msg = common_pb2.Room(stake=room["stake"], overrides_json=room.get("overrides_json", ""))
-    if room.get("max_multiplier") is not None:
-        msg.max_multiplier = room["max_multiplier"]
-    if room.get("escape_multiplier") is not None:
-        msg.escape_multiplier = room["escape_multiplier"]
-    return msg
 
 
 def hands_at_end(view: engine_pb2.View) -> list[list[str]]:

@@ -33,8 +33,8 @@ from services.ratings.tables import PlayerRating
 from . import access as acc
 from .bots import AUTO_LEVEL, LEVELS
 from .commands import Commands, seat_or_refuse
-from .runner import Runner, room_message
-from .store import EVENTS_PAGE, HeldError, now_ms, ticket_pool_key
+from .runner import Runner
+from .store import EVENTS_PAGE, HeldError, now_ms, room_message, ticket_pool_key
 from .table import Table
 
 M = matchmaker_pb2

@@ -37,7 +37,7 @@ from sqlalchemy.exc import IntegrityError
 
 from services import rules
 from services.common.db import answers
-from services.common.wire import TABLE_EVENT_TYPES, matchmaker_pb2, replay_pb2
+from services.common.wire import TABLE_EVENT_TYPES, common_pb2, matchmaker_pb2, replay_pb2
 from services.ratings import tables as ratings
 from services.ratings.model import closest_level
 
@@ -149,6 +149,17 @@ def window_of(config: dict[str, Any]) -> seating.Window:
     """The skill window of a pool's (or table's) room: its table settings, in the room's
     stored ``overrides_json`` (Enqueue checked them), else the defaults."""
     return _window(config["room"].get("overrides_json") or "{}")
+
+
+def room_message(config: dict[str, Any]) -> common_pb2.Room:
+    """A table's room (as Enqueue stored it in its config) as the wire's message."""
+    room = config["room"]
+    msg = common_pb2.Room(stake=room["stake"], overrides_json=room.get("overrides_json", ""))
+    if room.get("max_multiplier") is not None:
+        msg.max_multiplier = room["max_multiplier"]
+    if room.get("escape_multiplier") is not None:
+        msg.escape_multiplier = room["escape_multiplier"]
+    return msg
 
 
 @functools.lru_cache(maxsize=256)
