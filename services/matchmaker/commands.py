@@ -40,17 +40,14 @@ class Commands:
     async def _act(self, request: M.ActRequest) -> M.ActResponse:
         act = _Act(self.runner, request)
         try:
-            table = await self.runner.mutate(request.table_id, act.change)
+            await self.runner.mutate(request.table_id, act.change)
         except ServiceError as exc:
             if exc.reason == ServiceReason.CONFLICT and request.HasField("expected_seq"):
                 raise ServiceError(
                     grpc.StatusCode.ABORTED, ServiceReason.STALE_SEQ, exc.message
                 ) from None
             raise
-        out = act.result[0]
-        if not out.seq:
-            out.seq = table.seq
-        return out
+        return act.result[0]
 
     async def ready(self, table_id: str, player: str) -> Table:
         async def change(table: Table) -> Write | None:
@@ -259,6 +256,9 @@ class _Act:
         )
         if response.game_over:
             out.settlement.CopyFrom(response.settlement)
+        # The seq of the action's own last event: the moves it makes due at once may join
+        # its write (Runner.commit), and a stream resumed after this seq must show them.
+        out.seq = table.seq + len(w.notes)
         if request.request_id:
             w.request = (request.table_id, request.request_id, self.digest, out)
         self.result[:] = [out]

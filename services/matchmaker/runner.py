@@ -233,6 +233,10 @@ class Runner:
         hold = self.settings.hold_ms
         if not advancing:
             self.kept.drop(table.table_id)  # a person's call moved it on
+            # The moves the call makes due at once (auto-play turned on, bots that do not
+            # think) join its write, as a run joins a step's: one write, not two.
+            with contextlib.suppress(Unreachable, ServiceError):
+                await self._run_on(table, w, 0)
         w.outbox_delay_ms = self.settings.outbox_gather_ms
         written = await self.store.write_on_loop(table, old_seq, w, hold)  # PostgreSQL
         if written is None:

@@ -723,8 +723,6 @@ class Store:
         table.lease_ms = max(due, now) + hold_ms if hold_ms and due is not None else 0
         values = {k: v for k, v in table.values().items() if k not in FIXED}
         values["p_table_id"], values["p_old_seq"] = table.table_id, old_seq
-        if w.request is not None:
-            w.request[3].seq = seq
         return values, ev_rows, now
 
     def _write_rows(

@@ -620,10 +620,11 @@ def test_another_instances_notify_drops_the_kept_copy_it_made_stale(cluster: Clu
 
 
 def test_a_calls_write_holds_the_table_whose_next_step_it_starts(cluster: Cluster) -> None:
-    """A person's call whose write makes a step due at once (here: auto-play on the seat's own
-    turn) starts that step on this instance; the write leases the table meanwhile, as the
-    advance loop's own writes do, so another instance's deadline loop does not claim it and
-    step the same turn a second time (one of the two would lose its race)."""
+    """A person's call whose write makes steps due at once (here: auto-play on the seat's own
+    turn) takes them in its write, up to a run's length, and the step after them on this
+    instance; the write leases the table until that step is due, as the advance loop's own
+    writes do, so another instance's deadline loop does not claim it and step the same turn
+    a second time (one of the two would lose its race)."""
     stub = cluster.mm()
     ticket = _alice_to_move(stub)
     table_id = ticket.table_id
@@ -632,8 +633,34 @@ def test_a_calls_write_holds_the_table_whose_next_step_it_starts(cluster: Cluste
     act(stub, table_id, "alice", engine_pb2.Action(seat=ticket.seats[0], autoplay=True))
     written = seen[0]
     assert not isinstance(written, Conflict)
-    assert written.due_ms is not None and written.due_ms <= written.updated_ms + 5
+    assert written.due_ms is not None
     assert written.lease_ms > written.updated_ms, "the call's write left the table unleased"
+    assert written.lease_ms == max(written.due_ms, written.updated_ms) + runner.settings.hold_ms
+
+
+def test_the_moves_an_act_makes_due_at_once_join_its_write(cluster: Cluster) -> None:
+    """Auto-play turned on at one's own turn, bots that do not think: the moves due at once
+    after the Act are in the Act's write (one write, not the Act's and then a run's).  The
+    Act still answers for itself: its own events and the seq of its last one, after which a
+    stream resumed shows the moves that followed it, each once."""
+    stub = cluster.mm()
+    ticket = _alice_to_move(stub)
+    table_id = ticket.table_id
+    before = snap(stub, table_id, "alice").seq
+    seen = _spy_writes(cluster.the_runner())
+    out = act(stub, table_id, "alice", engine_pb2.Action(seat=ticket.seats[0], autoplay=True))
+    written = seen[0]
+    assert not isinstance(written, Conflict)
+    assert before < out.seq < written.seq, "the moves after the Act's are in its write"
+    assert all(e.game_event.envelope.actor == "alice" for e in out.events if e.type == "game")
+    after = Stream(stub, table_id, "alice", after=out.seq)
+    try:
+        first = wait_for(lambda: [e for e in after.events if e.type == "game"])[0]
+    finally:
+        after.close()
+    # Her seat's auto-play move, or a bot's: made by the table, in the Act's write.
+    assert first.seq == out.seq + 1 <= written.seq
+    assert first.game_event.envelope.cause in (common_pb2.CAUSE_AUTOPLAY, common_pb2.CAUSE_BOT)
 
 
 def test_the_writer_takes_the_tables_next_step_at_its_due_time(cluster: Cluster) -> None:
