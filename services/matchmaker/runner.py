@@ -233,9 +233,11 @@ class Runner:
         hold = self.settings.hold_ms
         if not advancing:
             self.kept.drop(table.table_id)  # a person's call moved it on
-            # The moves the call makes due at once (auto-play turned on, bots that do not
-            # think) join its write, as a run joins a step's: one write, not two.
+            # The steps the call makes due at once (the deal once all are ready, auto-play
+            # turned on, bots that do not think) join its write, as a run joins a step's.
             with contextlib.suppress(Unreachable, ServiceError):
+                if table_rules.deals_now(table):
+                    await self._start_game(table, w)
                 await self._run_on(table, w, 0)
         w.outbox_delay_ms = self.settings.outbox_gather_ms
         written = await self.store.write_on_loop(table, old_seq, w, hold)  # PostgreSQL
@@ -331,7 +333,7 @@ class Runner:
             deal=engine_pb2.Deal(seed=secrets.token_hex(16)),
             game_id=game_id,
             players=[s.player_id for s in table.seats],
-            table=engine_pb2.TableRef(id=table.table_id, game_no=table.game_no),
+            table=engine_pb2.TableRef(id=table.table_id, game_no=table.game_no + 1),
         )
         # RULES.md §4.3: without rotation every game draws its first bidder from its own
         # seed (the engine does when none is given); with it, only the table's first game.

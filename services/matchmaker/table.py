@@ -343,6 +343,7 @@ def trick_event(table: Table, event_type: str, seat: int | None, cards: str = ""
 
 def start_game(table: Table, game_id: str, now: int, fx: Effects) -> None:
     """A game began (the engine dealt it): the runner gives its first turn to set_turn."""
+    table.game_no += 1
     table.state = State.PLAYING
     clear_trick(table)
     table.game_id = game_id
@@ -356,9 +357,9 @@ def start_game(table: Table, game_id: str, now: int, fx: Effects) -> None:
 
 
 def next_game_id(table: Table) -> str:
-    """Counts the game and names it ``<table>.<game no>``."""
-    table.game_no += 1
-    return f"{table.table_id}.{table.game_no}"
+    """The next game's name, ``<table>.<game no>`` (counted when it starts, start_game: a
+    deal the engine never answered leaves the table as it was)."""
+    return f"{table.table_id}.{table.game_no + 1}"
 
 
 def finish_game(
@@ -458,6 +459,16 @@ def disconnected(table: Table, seat: int, now: int, fx: Effects) -> bool:
 def graced(table: Table, now: int) -> list[int]:
     """The seats whose disconnect grace has run out."""
     return [i for i, s in enumerate(table.seats) if s.grace_ms is not None and s.grace_ms <= now]
+
+
+def deals_now(table: Table) -> bool:
+    """Whether the next game starts at once: everyone ready, and no grace running (whose end
+    is a step of its own, before any deal)."""
+    return (
+        table.state is State.WAITING
+        and all(s.ready for s in table.seats)
+        and all(s.grace_ms is None for s in table.seats)
+    )
 
 
 def moves_at_once(table: Table, now: int) -> bool:

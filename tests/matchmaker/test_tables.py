@@ -492,6 +492,57 @@ def test_an_engine_outage_delays_the_table_and_loses_nothing(
         engine.stop()
 
 
+def test_a_ready_during_an_engine_outage_lands_and_the_deal_follows_it(
+    db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Ready that makes everyone ready deals in its own write (the next test); with the
+    engine down it lands all the same (ready, no game counted), and the deal follows once
+    the engine is back, as game 1."""
+    from services.common.migrate import upgrade
+    from services.common.server import BackgroundServer
+    from services.engine import server as engine_server
+    from services.engine import tokens
+
+    from .conftest import TEST_KEYS, settings
+
+    monkeypatch.setenv(tokens.ENV_VAR, TEST_KEYS)
+    upgrade(db_url)
+    engine = BackgroundServer(engine_server.SPEC, settings("engine")).start()
+    port = engine.port
+    cluster = Cluster(db_url, engine.target)
+    cluster.start_replay()
+    cluster.start_mm()
+    try:
+        stub = cluster.mm()
+        slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=60_000)
+        ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
+        table_id = ticket.table_id
+        engine.stop()
+        got = stub.Ready(M.ReadyRequest(table_id=table_id, player_id="alice"), timeout=10)
+        assert got.state == M.TABLE_STATE_WAITING and got.game_no == 0
+        engine = BackgroundServer(engine_server.SPEC, settings("engine", port)).start()
+        s = wait_for(
+            lambda: (x := snap(stub, table_id, "alice")).state == M.TABLE_STATE_PLAYING and x,
+            timeout=30,
+        )
+        assert (s.game_no, s.game_id) == (1, f"{table_id}.1")
+    finally:
+        cluster.stop()
+        engine.stop()
+
+
+def test_the_ready_that_makes_everyone_ready_deals_in_its_write(cluster: Cluster) -> None:
+    stub = cluster.mm()
+    slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=60_000)
+    table_id = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id).table_id
+    seen = _spy_writes(cluster.the_runner())
+    got = stub.Ready(M.ReadyRequest(table_id=table_id, player_id="alice"), timeout=10)
+    written = seen[0]
+    assert not isinstance(written, Conflict)
+    assert (written.state, written.game_no, written.game_id) == ("playing", 1, f"{table_id}.1")
+    assert got.state == M.TABLE_STATE_PLAYING and got.game_no == 1
+
+
 def snap_or_none(stub: Any, table_id: str) -> M.TableSnapshot | None:
     try:
         return snap(stub, table_id, "alice")
