@@ -235,10 +235,12 @@ class Runner:
             self.kept.drop(table.table_id)  # a person's call moved it on
             # The steps the call makes due at once (the deal once all are ready, auto-play
             # turned on, bots that do not think) join its write, as a run joins a step's.
+            # Only the engine's own moves (runs): a searching bot's is the advance loop's.
             with contextlib.suppress(Unreachable, ServiceError):
                 if table_rules.deals_now(table):
                     await self._start_game(table, w)
-                await self._run_on(table, w, 0)
+                if self.settings.engine_runs:
+                    await self._run_on(table, w, 0, bots.SEARCHING_LEVELS)
         w.outbox_delay_ms = self.settings.outbox_gather_ms
         written = await self.store.write_on_loop(table, old_seq, w, hold)  # PostgreSQL
         if written is None:
@@ -518,17 +520,20 @@ class Runner:
             except Conflict:
                 return True, None  # someone else moved it: look again
 
-    async def _run_on(self, table: Table, w: Write, made: int) -> None:
+    async def _run_on(
+        self, table: Table, w: Write, made: int, searching: frozenset[str] | None = None
+    ) -> None:
         """The moves due at once after the ``made`` just taken (bots with no think time, seats
-        on auto-play), into the same write, up to RunnerSettings.run_moves and run_ms, or
-        until a call waits for the table.  Nobody sees a run before its write (streams, replay
-        and the table row follow it), so a run lost to a conflict or a crash is taken again."""
+        on auto-play; ``searching``: as table.moves_at_once), into the same write, up to
+        RunnerSettings.run_moves and run_ms, or until a call waits for the table.  Nobody sees
+        a run before its write (streams, replay and the table row follow it), so a run lost to
+        a conflict or a crash is taken again."""
         r = self.settings
         started = now_ms()
         while made < r.run_moves:
             now = now_ms()
             late = now - started >= r.run_ms or self.locks.wanted(table.table_id)
-            if late or not table_rules.moves_at_once(table, now):
+            if late or not table_rules.moves_at_once(table, now, searching):
                 return
             made += await self._due(table, w, r.run_moves - made)
 

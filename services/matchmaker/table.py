@@ -471,13 +471,17 @@ def deals_now(table: Table) -> bool:
     )
 
 
-def moves_at_once(table: Table, now: int) -> bool:
+def moves_at_once(table: Table, now: int, searching: frozenset[str] | None = None) -> bool:
     """Whether a bot or a seat on auto-play is to move now, and nothing else is due: a step
-    that can follow the last one in the same write."""
+    that can follow the last one in the same write.  ``searching``: only a move the engine
+    makes itself in a run (:func:`run_seats`: no bot of these levels, whose move is chosen
+    in the matchmaker)."""
     if table.state is not State.PLAYING or table.turn is None:
         return False
     if table.turn_deadline_ms is None or table.turn_deadline_ms > now or graced(table, now):
         return False
+    if searching is not None:
+        return bool(run_seats(table, table.turn, 1, searching))
     seat = table.seats[table.turn]
     return seat.bot or seat.autoplay
 

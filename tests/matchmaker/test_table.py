@@ -157,6 +157,16 @@ def test_only_a_bot_or_an_auto_play_seat_due_now_moves_on_in_the_same_write() ->
     assert not T.moves_at_once(table, 1000 + TIMERS["grace_ms"])  # the escape is due first
 
 
+def test_a_persons_call_takes_only_the_engines_moves_due_at_once_into_its_write() -> None:
+    # Runner.commit: a searching bot's move is chosen by the advance loop, not in a call.
+    table = started("ann")
+    T.set_turn(table, 1, False, 1000, T.Effects())
+    due = 1000 + TIMERS["bot_think_ms"]
+    assert T.moves_at_once(table, due, frozenset({"hard"}))  # a normal bot: the engine's
+    assert not T.moves_at_once(table, due, frozenset({"normal"}))  # searched here
+    assert not T.moves_at_once(table, due - 1, frozenset({"hard"}))  # still thinking
+
+
 def test_the_engine_plays_a_run_of_the_seats_that_move_at_once() -> None:
     # Runner._run hands these seats to one Apply (ApplyRequest.run).
     searching = frozenset({"hard"})
