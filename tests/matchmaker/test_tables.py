@@ -18,13 +18,15 @@ from sqlalchemy import func, select
 
 from services.common.db import make_engine
 from services.common.grpc_errors import details
+from services.common.server import BackgroundServer
+from services.engine import server as engine_server
 from services.matchmaker.backends import Conflict
 from services.matchmaker.models import holds, outbox, table_events
 from services.matchmaker.priority import Priority, current
 from services.matchmaker.runner import Runner
 from services.matchmaker.store import Store, Write
 
-from .conftest import Cluster, data, seated, verify, view_of, wait_for
+from .conftest import TEST_KEYS, Cluster, data, seated, settings, verify, view_of, wait_for
 from .test_games import Stream, act, enqueue, play_game
 
 M = matchmaker_pb2
@@ -451,29 +453,44 @@ def test_three_hundred_tickets_at_once_each_player_seated_once(cluster: Cluster)
     assert held == 300 and logged == 300  # one "seated" event per seat, no bot
 
 
+class EngineOutage:
+    """A cluster on an engine of the test's own, which the test stops and starts again on
+    its port (the restarted engine opens the old tokens: the same keys)."""
+
+    def __init__(self, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        from services.common.migrate import upgrade
+        from services.engine import tokens
+
+        monkeypatch.setenv(tokens.ENV_VAR, TEST_KEYS)
+        upgrade(db_url)
+        self.engine = BackgroundServer(engine_server.SPEC, settings("engine")).start()
+        self.port = self.engine.port
+        self.cluster = Cluster(db_url, self.engine.target)
+        self.cluster.start_replay()
+        self.cluster.start_mm()
+
+    def stop_engine(self) -> None:
+        self.engine.stop()
+
+    def start_engine(self) -> None:
+        self.engine = BackgroundServer(engine_server.SPEC, settings("engine", self.port)).start()
+
+    def close(self) -> None:
+        self.cluster.stop()
+        self.engine.stop()
+
+
 def test_an_engine_outage_delays_the_table_and_loses_nothing(
     db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from services.common.migrate import upgrade
-    from services.common.server import BackgroundServer
-    from services.engine import server as engine_server
-    from services.engine import tokens
-
-    from .conftest import TEST_KEYS, settings
-
-    monkeypatch.setenv(tokens.ENV_VAR, TEST_KEYS)  # the restarted engine opens the old tokens
-    upgrade(db_url)
-    engine = BackgroundServer(engine_server.SPEC, settings("engine")).start()
-    port = engine.port
-    cluster = Cluster(db_url, engine.target)
-    cluster.start_replay()
-    cluster.start_mm()
+    outage = EngineOutage(db_url, monkeypatch)
     try:
+        cluster = outage.cluster
         stub = cluster.mm()
         ticket = seated(stub, enqueue(stub, "alice", "doudizhu3").ticket_id)
         table_id = ticket.table_id
         s = started(stub, table_id, "alice")
-        engine.stop()  # deadlines fall due meanwhile: they wait for the engine
+        outage.stop_engine()  # deadlines fall due meanwhile: they wait for the engine
         time.sleep(0.8)
         pass_ = engine_pb2.Action()
         setattr(pass_, "pass", True)
@@ -481,15 +498,14 @@ def test_an_engine_outage_delays_the_table_and_loses_nothing(
                                                    action=pass_))  # fmt: skip
         assert (code, why) == (grpc.StatusCode.UNAVAILABLE, "ENGINE_UNAVAILABLE")
         during = snap_or_none(stub, table_id)
-        engine = BackgroundServer(engine_server.SPEC, settings("engine", port)).start()
+        outage.start_engine()
         stream = Stream(stub, table_id, "alice")
         wait_for(lambda: game_over_ids(stream), timeout=60)
         stream.close()
         assert during is None or during.game_id == s.game_id
         wait_for(lambda: (v := verify(cluster, s.game_id)).ok and v.settlement_json)
     finally:
-        cluster.stop()
-        engine.stop()
+        outage.close()
 
 
 def test_a_ready_during_an_engine_outage_lands_and_the_deal_follows_it(
@@ -498,37 +514,23 @@ def test_a_ready_during_an_engine_outage_lands_and_the_deal_follows_it(
     """The Ready that makes everyone ready deals in its own write (the next test); with the
     engine down it lands all the same (ready, no game counted), and the deal follows once
     the engine is back, as game 1."""
-    from services.common.migrate import upgrade
-    from services.common.server import BackgroundServer
-    from services.engine import server as engine_server
-    from services.engine import tokens
-
-    from .conftest import TEST_KEYS, settings
-
-    monkeypatch.setenv(tokens.ENV_VAR, TEST_KEYS)
-    upgrade(db_url)
-    engine = BackgroundServer(engine_server.SPEC, settings("engine")).start()
-    port = engine.port
-    cluster = Cluster(db_url, engine.target)
-    cluster.start_replay()
-    cluster.start_mm()
+    outage = EngineOutage(db_url, monkeypatch)
     try:
-        stub = cluster.mm()
+        stub = outage.cluster.mm()
         slow = M.Timers(bid_ms=60_000, turn_ms=60_000, bot_think_ms=60_000)
         ticket = seated(stub, enqueue(stub, "alice", "doudizhu3", timers=slow).ticket_id)
         table_id = ticket.table_id
-        engine.stop()
+        outage.stop_engine()
         got = stub.Ready(M.ReadyRequest(table_id=table_id, player_id="alice"), timeout=10)
         assert got.state == M.TABLE_STATE_WAITING and got.game_no == 0
-        engine = BackgroundServer(engine_server.SPEC, settings("engine", port)).start()
+        outage.start_engine()
         s = wait_for(
             lambda: (x := snap(stub, table_id, "alice")).state == M.TABLE_STATE_PLAYING and x,
             timeout=30,
         )
         assert (s.game_no, s.game_id) == (1, f"{table_id}.1")
     finally:
-        cluster.stop()
-        engine.stop()
+        outage.close()
 
 
 def test_the_ready_that_makes_everyone_ready_deals_in_its_write(cluster: Cluster) -> None:
