@@ -212,11 +212,9 @@ class Runner:
         now = now_ms()
         if w.outbox:
             self.schedule.outbox.due(now + w.outbox_delay_ms)
-        later = table.due_ms is not None and table.due_ms > now + 5
-        self.schedule.step_at(table.table_id, table.due_ms if later else None)
-        if advancing:
-            return  # the table's advance loop looks again itself
-        if table.due_ms is not None and table.due_ms <= now + 5:
+        due_now = table.due_ms is not None and table.due_ms <= now + 5
+        self.schedule.step_at(table.table_id, None if due_now else table.due_ms)
+        if due_now and not advancing:  # (an advance loop looks again itself)
             self.spawn(self.advance(table.table_id))
 
     # ------------------------------------------------------------------ tables

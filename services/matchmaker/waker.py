@@ -231,9 +231,8 @@ class KeptTables:
         """The kept copy (no longer kept), unless a newer write is known here (another
         instance's NOTIFY came since it was kept): that copy would cost an engine call and a
         lost race."""
-        table = self._tables.pop(table_id, None)
-        if table is not None and self._latest(table_id) > table.seq:
-            return None
+        table = self.current(table_id)
+        self._tables.pop(table_id, None)
         return table
 
     def drop(self, table_id: str) -> None:
