@@ -80,9 +80,7 @@ class Commands:
             return await self.runner.mutate(table_id, change)
 
     async def hint(self, table_id: str, player: str) -> engine_pb2.GetHintResponse:
-        # The copy this instance wrote last, when it kept one: a hint for the table as of
-        # the newest write known here, as a load just before another writer's would be.
-        table = self.runner.kept.current(table_id) or await self.runner.load(table_id)
+        table = await self.runner.load(table_id)
         seat = seat_or_refuse(table, player)
         if table.state != "playing" or table.token is None:
             raise failed(ServiceReason.NOT_READY, "no game is running at this table")
