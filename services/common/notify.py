@@ -10,6 +10,7 @@ LISTEN connection is lost.  A notification only says "look again"; the database 
 
 from __future__ import annotations
 
+import math
 import queue
 import threading
 import time
@@ -66,11 +67,126 @@ def _dsn(engine: Engine) -> str:
     return engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+#: How often (s) a process with :class:`Peers` says on its channel that it listens, and
+#: how long after the last word from a peer it counts that peer as gone.
+HEARTBEAT_S = 2.0
+PEER_TTL_S = 7.0
+
+
+class Peers:
+    """Which other processes LISTEN on a channel, from what they say on it: a writer with no
+    listener but itself need not NOTIFY its writes at all.  On a single matchmaker instance
+    the NOTIFY of every table write was 6% of its CPU (the Announcer's thread woken per write,
+    a statement per batch, and the same key back through its own LISTEN), for nobody.
+
+    Each process says ``~hi:<id>`` when its LISTEN comes up and ``~here:<id>`` every
+    HEARTBEAT_S while it stays up.  A ``~hi`` means "I may have missed writes": whoever hears
+    it wakes all its waiters (``on_new``: they read again) and answers ``~here``; a ``~here``
+    from a process not heard within PEER_TTL_S (a new one, or one counted gone) wakes them
+    too and is answered with a ``~hi``.  So a write left unannounced while its writer was
+    alone, or counted a peer gone, is read by the peer's waiters once the two hear each
+    other: the writer's answer goes out after the write committed.  Alone means: listening
+    for PEER_TTL_S, and no peer heard for as long.  Not listening, a process is never alone
+    (it cannot hear the others)."""
+
+    PREFIX = "~"
+
+    def __init__(
+        self,
+        me: str,
+        on_new: Callable[[], None] = lambda: None,
+        clock: Callable[[], float] = time.monotonic,
+        beat_s: float = HEARTBEAT_S,
+        ttl_s: float = PEER_TTL_S,
+    ) -> None:
+        self.me = me
+        self._on_new = on_new
+        self._clock = clock
+        self._beat_s = beat_s
+        self._ttl_s = ttl_s
+        self._seen: dict[str, float] = {}
+        self._last_peer = -math.inf
+        self._since: float | None = None
+        self._next_beat = math.inf
+        self._said_hi = -math.inf
+        self._say: list[str] = []
+
+    def listening(self, up: bool) -> None:
+        """LISTEN came up (say ``~hi``) or went (not alone until it is up again)."""
+        now = self._clock()
+        self._since = now if up else None
+        if up:
+            self._hi(now)
+            self._next_beat = now + self._beat_s
+
+    def heard(self, payload: str) -> bool:
+        """Whether ``payload`` was a peer's word (handled here) rather than a key."""
+        if not payload.startswith(self.PREFIX):
+            return False
+        kind, _, who = payload[len(self.PREFIX) :].partition(":")
+        if who == self.me or kind not in ("hi", "here"):
+            return True
+        now = self._clock()
+        known = now - self._seen.get(who, -math.inf) <= self._ttl_s
+        if len(self._seen) > MAX_PEERS:
+            self._seen.clear()
+        self._seen[who] = self._last_peer = now
+        if kind == "hi":
+            self._on_new()
+            self._word("here")
+        elif not known:
+            self._on_new()
+            if now - self._said_hi > self._ttl_s:  # (else this answers our own ~hi)
+                self._hi(now)
+        return True
+
+    def due(self) -> list[str]:
+        """What to say now: answers, and the heartbeat when it is time."""
+        now = self._clock()
+        if self._since is not None and now >= self._next_beat:
+            self._next_beat = now + self._beat_s
+            self._word("here")
+        said, self._say = self._say, []
+        return said
+
+    def has_words(self) -> bool:
+        return bool(self._say)
+
+    def alone(self) -> bool:
+        since = self._since
+        if since is None:
+            return False
+        now = self._clock()
+        return now - since > self._ttl_s and now - self._last_peer > self._ttl_s
+
+    def _hi(self, now: float) -> None:
+        self._said_hi = now
+        self._word("hi")
+
+    def _word(self, kind: str) -> None:
+        word = f"{self.PREFIX}{kind}:{self.me}"
+        if word not in self._say:
+            self._say.append(word)
+
+
+#: Peers remembered before the table is cleared (a forgotten one is new again: one wake-up).
+MAX_PEERS = 1_000
+
+
 class Notifier:
-    def __init__(self, engine: Engine, channel: str, poll_interval: float = 0.25) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        channel: str,
+        poll_interval: float = 0.25,
+        peers: Peers | None = None,
+    ) -> None:
         self.engine = engine
         self.channel = channel
         self.poll_interval = poll_interval
+        #: This process's presence on the channel (PostgreSQL): None for a listener that
+        #: never writes what others wait for.
+        self.peers = peers
         self._cond = threading.Condition()
         self._versions: dict[str, int] = {}  # key -> wake-ups seen
         self._stop = threading.Event()
@@ -109,6 +225,8 @@ class Notifier:
     def notified(self, payload: str) -> None:
         """A NOTIFY's payload, as LISTEN hands it over (a test or tool standing in for
         another process calls it too)."""
+        if self.peers is not None and self.peers.heard(payload):
+            return
         self._wake(payload)
 
     def close(self) -> None:
@@ -123,15 +241,25 @@ class Notifier:
                 self._listen_once()
             except Exception:  # a lost connection: poll meanwhile, then listen again
                 self.listening = False
+                if self.peers is not None:
+                    self.peers.listening(False)
                 self._stop.wait(1.0)
 
     def _listen_once(self) -> None:
         with side_connection(self.engine) as conn:
             conn.execute(f"LISTEN {self.channel}")
+            if self.peers is not None:
+                self.peers.listening(True)
             self.listening = True
             while not self._stop.is_set():
+                if self.peers is not None:
+                    # Said on the LISTEN connection itself: heard only while it listens.
+                    for word in self.peers.due():
+                        conn.execute("SELECT pg_notify(%s, %s)", (self.channel, word))
                 for note in conn.notifies(timeout=0.5):
                     self.notified(note.payload)
+                    if self.peers is not None and self.peers.has_words():
+                        break  # an answer to a peer: said at once
 
     def _wake(self, key: Any) -> None:
         with self._cond:
@@ -159,10 +287,15 @@ class Announcer:
         self.engine = engine
         self.channel = channel
         self._queue: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+        #: Whether no other process listens (Peers.alone, of this process's listener): then
+        #: nothing is sent.
+        self.nobody_listens: Callable[[], bool] = lambda: False
         self._thread = threading.Thread(target=self._run, name="pg-notify", daemon=True)
         self._thread.start()
 
     def send(self, key: str) -> None:
+        if self.nobody_listens():
+            return
         self._queue.put(key)
 
     def close(self) -> None:

@@ -186,6 +186,9 @@ class SqliteBackend:
     def announce(self, key: str) -> None:
         """Nothing (as :meth:`notify`)."""
 
+    def announce_unless(self, nobody_listens: Callable[[], bool]) -> None:
+        """Nothing: no announcements."""
+
     def write_in_one_statement(
         self,
         table: Table,
@@ -325,6 +328,10 @@ class PostgresBackend:
 
     def announce(self, key: str) -> None:
         self.announcer.send(key)
+
+    def announce_unless(self, nobody_listens: Callable[[], bool]) -> None:
+        """Table writes go unannounced while ``nobody_listens()`` (Peers.alone)."""
+        self.announcer.nobody_listens = nobody_listens
 
     def write_table_rows(self, *args: Any) -> bool | None:
         return None  # SQLAlchemy's statements (store._write_rows)

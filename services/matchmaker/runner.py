@@ -154,8 +154,10 @@ class Runner:
         if self._waker is None:
             loop = asyncio.get_running_loop()
             self._waker = Waker(
-                self.store.engine, loop, self.settings.poll_interval_s, self.locks.locked
-            )
+                self.store.engine, loop, self.settings.poll_interval_s, self.locks.locked,
+                self.instance,
+            )  # fmt: skip
+            self.store.backend.announce_unless(self._waker.alone)
         return self._waker
 
     def spawn(self, coro: Coroutine[Any, Any, Any]) -> None:

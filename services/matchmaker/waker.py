@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import uuid
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from services.common.notify import Notifier
+from services.common.notify import Notifier, Peers
 from services.common.wire import matchmaker_pb2
 
 from .backends import NOTIFY_CHANNEL
@@ -42,6 +43,7 @@ class Waker(Notifier):
         loop: asyncio.AbstractEventLoop,
         poll: float,
         writing: Callable[[str], bool] | None = None,
+        instance: str = "",
     ) -> None:
         self._loop = loop
         #: Whether this process is writing a table now (its lock is held).
@@ -59,7 +61,18 @@ class Waker(Notifier):
         #: events written), so that its streams take them from here instead of each reading
         #: the log again (one read per stream per write was most of the stream path's work).
         self._recent: dict[str, collections.deque[tuple[int, int, list[Written]]]] = {}
-        super().__init__(engine, NOTIFY_CHANNEL, poll)
+        # Its presence among the instances (Peers): when another comes, or comes back, every
+        # waiter reads again, for the writes it did not announce while it was alone.
+        peers = Peers(instance or uuid.uuid4().hex[:12], self._fire_all_soon)
+        super().__init__(engine, NOTIFY_CHANNEL, poll, peers)
+
+    def alone(self) -> bool:
+        """Whether no other instance listens (Peers.alone): its writes need no NOTIFY."""
+        return self.peers is not None and self.peers.alone()
+
+    def _fire_all_soon(self) -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+            self._loop.call_soon_threadsafe(self._fire_all)
 
     @property
     def listening(self) -> bool:
