@@ -405,9 +405,9 @@ class MatchmakerServicer:
                 if full:
                     continue
                 # Hundreds of idle streams polling 4×/s each were most of an instance's load:
-                # with LISTEN up, polling is only the safety net beneath it.
+                # with LISTEN up (or on SQLite), polling is only the safety net beneath it.
                 poll = self.runner.settings.poll_interval_s
-                if waker.listening:
+                if waker.hears_every_write:
                     poll = max(poll, LISTENING_POLL_S)
                 quiet = not rows and not woken
                 if not departed and (not quiet or loop.time() - checked < SEAT_CHECK_S):
