@@ -99,8 +99,7 @@ class Waker(Notifier):
             # meanwhile are gone and the waiters must poll at the short interval; back, any
             # write between their last read and the LISTEN is seen.  So a waiter's long
             # poll while LISTEN is up is only a safety net, never the way a write is seen.
-            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
-                self._loop.call_soon_threadsafe(self._fire_all)
+            self._fire_all_soon()
 
     def _fire_all(self) -> None:
         futures, self._futures = self._futures, {}
